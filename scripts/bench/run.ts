@@ -1,0 +1,31 @@
+// `npm run bench [-- suite...]`: runs the benchmark suites and prints their tables. Each suite measures
+// its own baseline in the same run and reports ratios, because these machines are noisy.
+import { cpus, totalmem } from 'node:os';
+import { runCoreBusBench } from './core-bus.js';
+
+type Suite = () => Promise<string>;
+
+const suites: Record<string, Suite> = {
+  core: () => runCoreBusBench(),
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const names = wanted.length > 0 ? wanted : Object.keys(suites);
+  const unknown = names.filter((n) => !suites[n]);
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown suite(s): ${unknown.join(', ')}; available: ${Object.keys(suites).join(', ')}\n`);
+    process.exit(2);
+  }
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  process.stdout.write(`Machine: ${cpus().length} x ${cpu}, ${Math.round(totalmem() / 1073741824)} GiB, node ${process.version}\n\n`);
+  for (const name of names) {
+    const started = Date.now();
+    process.stderr.write(`running ${name}...\n`);
+    const table = await (suites[name] as Suite)();
+    process.stdout.write(`${table}\n\n(${name}: ${((Date.now() - started) / 1000).toFixed(0)} s)\n\n`);
+  }
+  process.exit(0);
+}
+
+await main();

@@ -1,0 +1,56 @@
+// Small helpers shared by the benchmarks: percentiles, timing loops and markdown tables.
+
+export function percentile(sortedMs: number[], p: number): number {
+  if (sortedMs.length === 0) return NaN;
+  const index = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
+  return sortedMs[index] as number;
+}
+
+export interface LatencyStats {
+  count: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  /** Completed operations per second over the whole run. */
+  throughput: number;
+}
+
+/** Runs `op` `total` times with `concurrency` in flight; returns latency percentiles in ms. */
+export async function measure(op: () => Promise<void>, total: number, concurrency: number): Promise<LatencyStats> {
+  const latencies: number[] = [];
+  let started = 0;
+  const begin = performance.now();
+  const worker = async (): Promise<void> => {
+    while (started < total) {
+      started++;
+      const t0 = performance.now();
+      await op();
+      latencies.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = performance.now() - begin;
+  latencies.sort((a, b) => a - b);
+  return {
+    count: latencies.length,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    mean: latencies.reduce((s, x) => s + x, 0) / latencies.length,
+    throughput: (latencies.length / elapsed) * 1000,
+  };
+}
+
+export function markdownTable(header: string[], rows: (string | number)[][]): string {
+  const fmt = (v: string | number): string => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : v);
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  for (const row of rows) lines.push(`| ${row.map(fmt).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+export function ratio(value: number, baseline: number): string {
+  return `${(value / baseline).toFixed(2)}x`;
+}
+
+export function machineDescription(): string {
+  return `${process.platform} ${process.arch}, node ${process.version}`;
+}

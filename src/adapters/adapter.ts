@@ -1,0 +1,31 @@
+// The one small interface every way of reaching a plugin implements (plan §2, adapters/).
+import type { PluginRecord } from '../registry/record.js';
+import type { CapabilitySpec, PluginRequest, PluginResult, PluginType } from '../protocol/types.js';
+
+export interface AdapterCall {
+  record: PluginRecord;
+  capability: CapabilitySpec;
+  request: PluginRequest;
+  /**
+   * Aborted by the dispatcher at the deadline or when the plugin goes offline. An adapter must stop
+   * its work (kill a process, abort a fetch) when it fires; the dispatcher has already answered.
+   */
+  signal: AbortSignal;
+}
+
+export interface HealthReport {
+  ok: boolean;
+  detail?: string;
+}
+
+export interface PluginAdapter {
+  readonly type: PluginType;
+  /** Must resolve (never reject) with a PluginResult; rejections are turned into adapter errors. */
+  invoke(call: AdapterCall): Promise<PluginResult>;
+  /** Called when a plugin of this type is registered or updated (connect, start polling...). */
+  attach?(record: PluginRecord): Promise<void> | void;
+  /** Called when a plugin of this type is removed. */
+  detach?(record: PluginRecord): Promise<void> | void;
+  health?(record: PluginRecord): Promise<HealthReport>;
+  stop?(): Promise<void>;
+}

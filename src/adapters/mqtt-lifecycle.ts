@@ -1,0 +1,230 @@
+// The MQTT side of plugin liveness: registration and its ack, unregistration, status (wills with
+// epochs), heartbeats, and the Core's own retained birth. Invalid input is answered on the plugin's
+// reply topic and changes nothing; nothing here may throw into the broker.
+import type { CoreBus, IncomingMessage, PublisherIdentity } from '../bus/core-bus.js';
+import { ownerOf } from '../bus/core-bus.js';
+import type { LivenessConfig } from '../config/types.js';
+import type { Logger } from '../log.js';
+import { normalizeDescriptor } from '../protocol/descriptor/normalize.js';
+import { explainBadId, isPluginId } from '../protocol/ids.js';
+import { filters, parseTopic, topics } from '../protocol/topics.js';
+import type { RegistrationAck, ValidationIssue } from '../protocol/types.js';
+import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
+import type { RegistryApi } from '../registry/registry-api.js';
+
+export interface MqttLifecycleDeps {
+  bus: CoreBus;
+  registry: RegistryApi;
+  log: Logger;
+  liveness: LivenessConfig;
+  max_payload_bytes: number;
+  /** Credentials may restrict which ids a client can claim; undefined allows any id. */
+  mayUsePluginId?: (publisher: PublisherIdentity | undefined, pluginId: string) => boolean;
+  now?: () => number;
+}
+
+/** At most one reregister request per id in this window, so a confused plugin cannot make the Core spam. */
+const CONTROL_COOLDOWN_MS = 5_000;
+
+export class MqttLifecycle {
+  private readonly lastSeen = new Map<string, number>();
+  private readonly lastControl = new Map<string, number>();
+  private readonly unsubscribers: (() => Promise<void>)[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
+  readonly counters = { rejected: 0, acked: 0, heartbeats: 0, stale_wills_ignored: 0, reregister_sent: 0 };
+
+  constructor(private readonly deps: MqttLifecycleDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async start(): Promise<void> {
+    const { bus } = this.deps;
+    const guard = (fn: (m: IncomingMessage) => Promise<void>) => (m: IncomingMessage) => {
+      fn(m).catch((err: unknown) => this.deps.log.error({ err, topic: m.topic }, 'lifecycle handler failed'));
+    };
+    this.unsubscribers.push(
+      await bus.subscribe(filters.register, guard((m) => this.onRegister(m))),
+      await bus.subscribe(filters.unregister, guard((m) => this.onUnregister(m))),
+      await bus.subscribe(filters.status, guard((m) => this.onStatus(m))),
+      await bus.subscribe(filters.heartbeat, guard((m) => this.onHeartbeat(m))),
+    );
+    // Plugins restored from the database start offline; the retained birth asks them to re-register.
+    await bus.publish(topics.coreStatus(), JSON.stringify({ online: true, ts: this.now() }), { qos: 1, retain: true });
+    this.timer = setInterval(() => this.checkHeartbeats(), 1000);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    try {
+      await this.deps.bus.publish(topics.coreStatus(), JSON.stringify({ online: false, ts: this.now() }), {
+        qos: 1,
+        retain: true,
+      });
+    } catch (err) {
+      this.deps.log.warn({ err }, 'could not publish the Core offline status');
+    }
+    for (const off of this.unsubscribers.splice(0)) await off();
+  }
+
+  private async ack(pluginId: string | null, ack: RegistrationAck): Promise<void> {
+    const topic = pluginId !== null && isPluginId(pluginId) ? topics.registered(pluginId) : topics.registeredInvalid();
+    await this.deps.bus.publish(topic, JSON.stringify(ack), { qos: 1 });
+  }
+
+  private async reject(pluginId: string | null, errors: ValidationIssue[], message: IncomingMessage): Promise<void> {
+    this.counters.rejected++;
+    this.deps.log.warn(
+      { plugin_id: pluginId, client: message.publisher?.clientId, errors },
+      'plugin registration rejected',
+    );
+    const validId = pluginId !== null && isPluginId(pluginId);
+    await this.ack(validId ? pluginId : null, {
+      plugin_id: validId ? pluginId : null,
+      ok: false,
+      errors,
+      ...(!validId && message.publisher ? { client_id: message.publisher.clientId } : {}),
+    });
+  }
+
+  private async onRegister(message: IncomingMessage): Promise<void> {
+    const parsed = parseJsonPayload(message.payload, this.deps.max_payload_bytes);
+    if (!parsed.ok) return this.reject(null, parsed.errors, message);
+    const body = parsed.value;
+    const rawId = typeof body.id === 'string' ? body.id : typeof body.plugin_id === 'string' ? body.plugin_id : typeof body.name === 'string' ? body.name : null;
+    const errors: ValidationIssue[] = [];
+    const envelope = validatePayload('register', body);
+    if (!envelope.ok) errors.push(...envelope.errors);
+    const { epoch, heartbeat_interval_sec, ...descriptorInput } = body;
+    const normalized = normalizeDescriptor({ ...descriptorInput, type: 'mqtt' }, { source: 'external', default_type: 'mqtt' });
+    if (!normalized.ok) errors.push(...normalized.errors);
+    if (rawId !== null && isPluginId(rawId) && this.deps.mayUsePluginId && !this.deps.mayUsePluginId(message.publisher, rawId)) {
+      errors.push({ path: '/id', message: `this client's credentials do not allow the plugin id "${rawId}"` });
+    }
+    if (errors.length > 0 || !normalized.ok) return this.reject(rawId, dedupe(errors), message);
+    const descriptor = normalized.descriptor;
+    const outcome = this.deps.registry.register({
+      descriptor,
+      owner: ownerOf(message.publisher),
+      epoch: typeof epoch === 'number' ? epoch : this.now(),
+      heartbeat_interval_sec:
+        typeof heartbeat_interval_sec === 'number' ? heartbeat_interval_sec : this.deps.liveness.default_heartbeat_interval_sec,
+      state: 'online',
+    });
+    if (!outcome.ok) return this.reject(descriptor.id, outcome.errors, message);
+    this.lastSeen.set(descriptor.id, this.now());
+    this.counters.acked++;
+    await this.ack(descriptor.id, { plugin_id: descriptor.id, ok: true });
+  }
+
+  private async onUnregister(message: IncomingMessage): Promise<void> {
+    const parsed = parseJsonPayload(message.payload, this.deps.max_payload_bytes);
+    if (!parsed.ok) return this.reject(null, parsed.errors, message);
+    const valid = validatePayload('unregister', parsed.value);
+    const rawId = typeof parsed.value.plugin_id === 'string' ? parsed.value.plugin_id : null;
+    if (!valid.ok) return this.reject(rawId, valid.errors, message);
+    const pluginId = valid.value.plugin_id;
+    const outcome = this.deps.registry.unregister(pluginId, ownerOf(message.publisher));
+    if (!outcome.ok) return this.reject(pluginId, [{ path: '/plugin_id', message: outcome.error }], message);
+    this.lastSeen.delete(pluginId);
+    // Clear the retained status so a later subscriber does not see a ghost.
+    await this.deps.bus.publish(topics.status(pluginId), '', { qos: 1, retain: true });
+  }
+
+  private async onStatus(message: IncomingMessage): Promise<void> {
+    if (message.payload.length === 0) return; // a cleared retained status
+    const pluginId = parseTopic(message.topic)?.param;
+    if (!isPluginId(pluginId)) {
+      this.deps.log.warn({ topic: message.topic, reason: explainBadId(pluginId) }, 'status on an invalid topic dropped');
+      return;
+    }
+    const parsed = parseJsonPayload(message.payload, this.deps.max_payload_bytes);
+    const valid = parsed.ok ? validatePayload('status', parsed.value) : parsed;
+    if (!valid.ok) {
+      this.deps.log.warn({ plugin_id: pluginId, errors: valid.errors }, 'invalid status message dropped');
+      return;
+    }
+    const record = this.deps.registry.get(pluginId);
+    if (!record || record.descriptor.type !== 'mqtt') {
+      if (valid.value.state === 'online' && !message.retain) await this.requestReregister(pluginId, 'status from an unknown plugin');
+      return;
+    }
+    if (valid.value.state !== 'offline') return; // online is established by registration and heartbeats
+    if (record.epoch !== undefined && valid.value.epoch < record.epoch) {
+      // The will of an earlier connection arriving after the plugin re-registered: not news.
+      this.counters.stale_wills_ignored++;
+      this.deps.log.info({ plugin_id: pluginId, epoch: valid.value.epoch, current: record.epoch }, 'stale will ignored');
+      return;
+    }
+    this.lastSeen.delete(pluginId);
+    this.deps.registry.setState(pluginId, 'offline', 'the plugin disconnected (will or offline status)');
+  }
+
+  private async onHeartbeat(message: IncomingMessage): Promise<void> {
+    const pluginId = parseTopic(message.topic)?.param;
+    if (!isPluginId(pluginId)) {
+      this.deps.log.warn({ topic: message.topic }, 'heartbeat on an invalid topic dropped');
+      return;
+    }
+    const parsed = parseJsonPayload(message.payload, this.deps.max_payload_bytes);
+    const valid = parsed.ok ? validatePayload('heartbeat', parsed.value) : parsed;
+    if (!valid.ok) {
+      this.deps.log.warn({ plugin_id: pluginId, errors: valid.errors }, 'invalid heartbeat dropped');
+      return;
+    }
+    const record = this.deps.registry.get(pluginId);
+    if (!record || record.descriptor.type !== 'mqtt') {
+      return this.requestReregister(pluginId, 'heartbeat from an unregistered plugin');
+    }
+    if (record.epoch !== undefined && valid.value.epoch !== record.epoch) {
+      if (valid.value.epoch > record.epoch) return this.requestReregister(pluginId, 'heartbeat from a newer epoch');
+      return; // an old connection's heartbeat
+    }
+    if (record.owner !== ownerOf(message.publisher) && message.publisher) {
+      this.deps.log.warn({ plugin_id: pluginId, client: message.publisher.clientId }, 'heartbeat from a non-owner ignored');
+      return;
+    }
+    this.counters.heartbeats++;
+    this.lastSeen.set(pluginId, this.now());
+    if (record.state === 'stale' || record.state === 'offline') this.deps.registry.setState(pluginId, 'online');
+  }
+
+  private async requestReregister(pluginId: string, reason: string): Promise<void> {
+    const now = this.now();
+    const last = this.lastControl.get(pluginId);
+    if (last !== undefined && now - last < CONTROL_COOLDOWN_MS) return;
+    this.lastControl.set(pluginId, now);
+    this.counters.reregister_sent++;
+    this.deps.log.info({ plugin_id: pluginId, reason }, 'asking plugin to re-register');
+    await this.deps.bus.publish(topics.control(pluginId), JSON.stringify({ cmd: 'reregister', reason }), { qos: 1 });
+  }
+
+  private checkHeartbeats(): void {
+    const now = this.now();
+    for (const record of this.deps.registry.list()) {
+      if (record.descriptor.type !== 'mqtt' || record.state !== 'online') continue;
+      const id = record.descriptor.id;
+      const interval = record.heartbeat_interval_sec ?? this.deps.liveness.default_heartbeat_interval_sec;
+      const seen = this.lastSeen.get(id);
+      if (seen === undefined) {
+        this.lastSeen.set(id, now);
+        continue;
+      }
+      const silentMs = now - seen;
+      if (silentMs > (interval + this.deps.liveness.grace_sec) * 1000) {
+        this.deps.registry.setState(id, 'stale', `no heartbeat for ${Math.round(silentMs / 1000)} s (interval ${interval} s)`);
+      }
+    }
+  }
+}
+
+function dedupe(errors: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const key = `${e.path}|${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,131 @@
+// Invocation of plugins connected over MQTT: PluginRequest on invoke/<id>, PluginResult correlated
+// by request_id on result/<request_id>.
+import type { CoreBus, IncomingMessage } from '../bus/core-bus.js';
+import { ownerOf } from '../bus/core-bus.js';
+import type { Logger } from '../log.js';
+import { isRequestId } from '../protocol/ids.js';
+import { filters, parseTopic, topics } from '../protocol/topics.js';
+import type { PluginResult } from '../protocol/types.js';
+import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
+import type { AdapterCall, PluginAdapter } from './adapter.js';
+
+interface Pending {
+  plugin_id: string;
+  owner: string;
+  resolve: (result: PluginResult) => void;
+}
+
+export interface MqttAdapterDeps {
+  bus: CoreBus;
+  log: Logger;
+  max_payload_bytes: number;
+  /** Called for progress events, e.g. to forward them to dashboards. */
+  onProgress?: (result: PluginResult) => void;
+}
+
+/** How many finished request ids are remembered to tell a duplicate or late result from an unknown one. */
+const RECENT_LIMIT = 10_000;
+
+export class MqttAdapter implements PluginAdapter {
+  readonly type = 'mqtt' as const;
+  private readonly pending = new Map<string, Pending>();
+  private readonly recent = new Set<string>();
+  private unsubscribe: (() => Promise<void>) | undefined;
+  readonly counters = { dropped_unknown: 0, dropped_late: 0, rejected_foreign: 0, invalid: 0 };
+
+  constructor(private readonly deps: MqttAdapterDeps) {}
+
+  async start(): Promise<void> {
+    this.unsubscribe = await this.deps.bus.subscribe(filters.result, (message) => this.onResult(message));
+  }
+
+  async invoke(call: AdapterCall): Promise<PluginResult> {
+    const { request, record, signal } = call;
+    const result = new Promise<PluginResult>((resolve) => {
+      this.pending.set(request.request_id, { plugin_id: record.descriptor.id, owner: record.owner, resolve });
+      signal.addEventListener(
+        'abort',
+        () => {
+          // The dispatcher has already answered the caller; forget the request so a late result is dropped.
+          if (this.pending.delete(request.request_id)) this.remember(request.request_id);
+        },
+        { once: true },
+      );
+    });
+    await this.deps.bus.publish(topics.invoke(record.descriptor.id), JSON.stringify(request), { qos: 1 });
+    return result;
+  }
+
+  private onResult(message: IncomingMessage): void {
+    const log = this.deps.log;
+    const requestId = parseTopic(message.topic)?.param;
+    if (!isRequestId(requestId)) {
+      this.counters.invalid++;
+      log.warn({ topic: message.topic }, 'result on a topic without a valid request id dropped');
+      return;
+    }
+    const pending = this.pending.get(requestId);
+    if (!pending) {
+      if (this.recent.has(requestId)) {
+        this.counters.dropped_late++;
+        log.info({ request_id: requestId }, 'duplicate or late result dropped');
+      } else {
+        this.counters.dropped_unknown++;
+        log.warn({ request_id: requestId, client: message.publisher?.clientId }, 'result for an unknown request dropped');
+      }
+      return;
+    }
+    // With the embedded broker the Core knows who published: only the owner of the invoked plugin may answer.
+    if (message.publisher && ownerOf(message.publisher) !== pending.owner) {
+      this.counters.rejected_foreign++;
+      log.warn(
+        { request_id: requestId, plugin_id: pending.plugin_id, client: message.publisher.clientId },
+        'result from a client that does not own the plugin rejected',
+      );
+      return;
+    }
+    const parsed = parseJsonPayload(message.payload, this.deps.max_payload_bytes);
+    if (!parsed.ok) {
+      this.settle(requestId, pending, {
+        request_id: requestId,
+        plugin_id: pending.plugin_id,
+        success: false,
+        error: `plugin sent an unreadable result: ${parsed.errors.map((e) => e.message).join('; ')}`,
+        error_code: 'plugin_error',
+      });
+      return;
+    }
+    const valid = validatePayload('result', { request_id: requestId, plugin_id: pending.plugin_id, ...parsed.value });
+    if (!valid.ok) {
+      this.settle(requestId, pending, {
+        request_id: requestId,
+        plugin_id: pending.plugin_id,
+        success: false,
+        error: `plugin sent an invalid result: ${valid.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`,
+        error_code: 'plugin_error',
+      });
+      return;
+    }
+    if (valid.value.progress === true) {
+      this.deps.onProgress?.(valid.value);
+      return;
+    }
+    const result = valid.value;
+    this.settle(requestId, pending, result.success ? result : { ...result, error_code: 'plugin_error' });
+  }
+
+  private settle(requestId: string, pending: Pending, result: PluginResult): void {
+    this.pending.delete(requestId);
+    this.remember(requestId);
+    pending.resolve(result);
+  }
+
+  private remember(requestId: string): void {
+    this.recent.add(requestId);
+    if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.values().next().value as string);
+  }
+
+  async stop(): Promise<void> {
+    await this.unsubscribe?.();
+  }
+}

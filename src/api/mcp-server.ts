@@ -1,0 +1,145 @@
+// The Core as an MCP server: one low-level SDK Server per client session (the SDK requires it), whose
+// tools are the routable capabilities of the registry, called through the dispatcher. Raw JSON Schemas
+// are passed through as they are, which the high-level McpServer (zod-based) would not allow.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { DispatcherApi } from '../dispatch/dispatcher-api.js';
+import type { Logger } from '../log.js';
+import type { JsonObject, PluginResult } from '../protocol/types.js';
+import type { RegistryApi } from '../registry/registry-api.js';
+import { OutputSchemaCheck } from './mcp-output-check.js';
+import { buildToolCatalog, type CatalogEntry } from './mcp-tool-catalog.js';
+
+/** The retrieval room's search tool, offered beside the plugin tools. */
+export interface FindPluginsTool {
+  name: string;
+  description: string;
+  inputSchema: JsonObject;
+  handler(args: Record<string, unknown>): Promise<string>;
+}
+
+export interface McpServerDeps {
+  registry: RegistryApi;
+  dispatcher: DispatcherApi;
+  log: Logger;
+  findPlugins?: FindPluginsTool;
+  /** Shared between sessions so compiled output schemas are reused. */
+  outputCheck?: OutputSchemaCheck;
+}
+
+export interface McpSessionServer {
+  server: Server;
+  /** Stops following the registry and closes the server (and its transport). */
+  close(): Promise<void>;
+}
+
+const SERVER_INFO = { name: 'homeclaw-bus', version: '0.1.0' };
+const LIST_CHANGED_DEBOUNCE_MS = 50;
+
+function errorResult(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+function toJsonObject(value: unknown): JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return JSON.parse(JSON.stringify(value)) as JsonObject;
+}
+
+function resultText(result: PluginResult): string {
+  if (result.text !== undefined && result.text !== '') return result.text;
+  if (result.data !== undefined) return JSON.stringify(result.data);
+  return '';
+}
+
+/** A plugin result as an MCP tool result: failures are isError, data is structuredContent only when it fits the declared schema. */
+export function toCallToolResult(result: PluginResult, entry: Pick<CatalogEntry, 'output_schema' | 'tool'>, check: OutputSchemaCheck): CallToolResult {
+  if (!result.success) {
+    const code = result.error_code ? `[${result.error_code}] ` : '';
+    return errorResult(`${code}${result.error || resultText(result) || 'the plugin failed'}`);
+  }
+  let text = resultText(result);
+  if (result.ask_user && result.missing_parameters?.length) text = `${text}\n(missing parameters: ${result.missing_parameters.join(', ')})`.trim();
+  const content: CallToolResult['content'] = [{ type: 'text', text }];
+  if (!entry.output_schema) return { content };
+  const problem = check.problem(entry.output_schema, result.data);
+  if (problem) {
+    // The client would reject structured content that does not match, and MUST get it when a schema is declared.
+    return errorResult(`the result of ${entry.tool.name} does not match its declared output schema (${problem}): ${text}`);
+  }
+  return { content, structuredContent: result.data as Record<string, unknown> };
+}
+
+export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string): McpSessionServer {
+  const log = deps.log.child({ room: 'api', mcp_session: sessionId });
+  const check = deps.outputCheck ?? new OutputSchemaCheck();
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true } },
+    instructions:
+      'Tools are HomeClaw plugin capabilities named <plugin>__<capability>.' +
+      (deps.findPlugins ? ` Use ${deps.findPlugins.name} to search for plugins by what they do.` : ''),
+  });
+
+  const findPluginsTool: Tool | undefined = deps.findPlugins
+    ? { name: deps.findPlugins.name, description: deps.findPlugins.description, inputSchema: { ...deps.findPlugins.inputSchema, type: 'object' } as Tool['inputSchema'] }
+    : undefined;
+
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    const tools = [...buildToolCatalog(deps.registry, log).values()].map((entry) => entry.tool);
+    return { tools: findPluginsTool ? [findPluginsTool, ...tools] : tools };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name } = request.params;
+    const args = toJsonObject(request.params.arguments);
+    if (deps.findPlugins && name === deps.findPlugins.name) {
+      try {
+        return { content: [{ type: 'text', text: await deps.findPlugins.handler(args) }] };
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'find_plugins failed');
+        return errorResult(`${name} failed: ${(err as Error).message}`);
+      }
+    }
+    const entry = buildToolCatalog(deps.registry, log).get(name);
+    if (!entry) return errorResult(`unknown tool "${name}" (it may belong to a plugin that is not online; list the tools again)`);
+    const result = await deps.dispatcher.invoke({
+      plugin_id: entry.plugin_id,
+      capability_id: entry.capability.id,
+      parameters: args,
+      context: { channel_name: 'mcp', ...(sessionId ? { session_id: sessionId } : {}) },
+    });
+    return toCallToolResult(result, entry, check);
+  });
+
+  // Any registry change may change the tool list; clients re-list on the notification.
+  let pending: NodeJS.Timeout | undefined;
+  const announce = (): void => {
+    if (pending) return;
+    pending = setTimeout(() => {
+      pending = undefined;
+      server.sendToolListChanged().catch((err: unknown) => log.debug({ err: (err as Error).message }, 'tools/list_changed not delivered'));
+    }, LIST_CHANGED_DEBOUNCE_MS);
+    pending.unref();
+  };
+  const offs = [
+    deps.registry.events.on('plugin.registered', announce),
+    deps.registry.events.on('plugin.updated', announce),
+    deps.registry.events.on('plugin.removed', announce),
+    deps.registry.events.on('plugin.health', announce),
+  ];
+  let closed = false;
+  const detach = (): void => {
+    if (closed) return;
+    closed = true;
+    if (pending) clearTimeout(pending);
+    for (const off of offs) off();
+  };
+  server.onclose = detach;
+
+  return {
+    server,
+    async close() {
+      detach();
+      await server.close().catch(() => undefined);
+    },
+  };
+}

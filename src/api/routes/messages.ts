@@ -1,0 +1,66 @@
+// POST /api/messages: a user message over HTTP, answered with the reply (same shape as on MQTT).
+import type { FastifyInstance } from 'fastify';
+import type { ConversationEngine } from '../../conversation/engine.js';
+import { explainBadId, isChannelId, isRequestId } from '../../protocol/ids.js';
+import type { ValidationIssue } from '../../protocol/types.js';
+
+export interface MessageRoutesOptions {
+  engine: ConversationEngine;
+}
+
+interface MessageBody {
+  channel: string;
+  user_id: string;
+  session_id?: string;
+  text: string;
+  request_id?: string;
+  user_name?: string;
+  timezone?: string;
+  location?: string;
+}
+
+const OPTIONAL_STRINGS = ['session_id', 'user_name', 'timezone', 'location'] as const;
+const KNOWN_FIELDS = new Set(['channel', 'user_id', 'session_id', 'text', 'request_id', 'user_name', 'timezone', 'location']);
+
+/** Every problem of the body at once, so a client fixes them in one go. */
+export function checkMessageBody(body: unknown): { ok: true; value: MessageBody } | { ok: false; errors: ValidationIssue[] } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return { ok: false, errors: [{ path: '', message: 'the body must be a JSON object {channel, user_id, session_id?, text}' }] };
+  }
+  const value = body as Record<string, unknown>;
+  const errors: ValidationIssue[] = [];
+  if (!isChannelId(value.channel)) errors.push({ path: '/channel', message: explainBadId(value.channel, 'channel') });
+  if (typeof value.user_id !== 'string' || value.user_id.trim() === '') errors.push({ path: '/user_id', message: 'user_id must be a non-empty string' });
+  else if (value.user_id.length > 256) errors.push({ path: '/user_id', message: 'user_id must be at most 256 characters' });
+  if (typeof value.text !== 'string') errors.push({ path: '/text', message: 'text must be a string' });
+  if (value.request_id !== undefined && !isRequestId(value.request_id)) {
+    errors.push({ path: '/request_id', message: 'request_id must match ^[A-Za-z0-9_-]{1,128}$' });
+  }
+  for (const field of OPTIONAL_STRINGS) {
+    if (value[field] !== undefined && typeof value[field] !== 'string') errors.push({ path: `/${field}`, message: `${field} must be a string` });
+  }
+  for (const field of Object.keys(value)) {
+    if (!KNOWN_FIELDS.has(field)) errors.push({ path: `/${field}`, message: `unknown field "${field}"` });
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, value: value as unknown as MessageBody };
+}
+
+export async function registerMessageRoutes(app: FastifyInstance, options: MessageRoutesOptions): Promise<void> {
+  app.post('/api/messages', async (request, reply) => {
+    const checked = checkMessageBody(request.body);
+    if (!checked.ok) return reply.code(400).send({ error: 'invalid_request', errors: checked.errors });
+    const body = checked.value;
+    const out = await options.engine.handleMessage({
+      channel: body.channel,
+      user_id: body.user_id,
+      text: body.text,
+      ...(body.session_id !== undefined ? { session_id: body.session_id } : {}),
+      ...(body.request_id !== undefined ? { request_id: body.request_id } : {}),
+      ...(body.user_name !== undefined ? { user_name: body.user_name } : {}),
+      ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
+      ...(body.location !== undefined ? { location: body.location } : {}),
+    });
+    return reply.code(200).send(out);
+  });
+}

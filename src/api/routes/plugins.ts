@@ -1,0 +1,119 @@
+// Plugin registration, listing, health and direct invocation over HTTP.
+import type { FastifyInstance } from 'fastify';
+import type { HealthReport } from '../../adapters/adapter.js';
+import type { DispatcherApi } from '../../dispatch/dispatcher-api.js';
+import { normalizeDescriptor } from '../../protocol/descriptor/normalize.js';
+import { explainBadId, isPluginId } from '../../protocol/ids.js';
+import type { ErrorCode, JsonObject, ValidationIssue } from '../../protocol/types.js';
+import type { PluginRecord } from '../../registry/record.js';
+import type { RegistryApi } from '../../registry/registry-api.js';
+import { sendError } from '../errors.js';
+import { canonicalView, forgeSyteView, summaryView } from '../plugin-views.js';
+
+export interface PluginRoutesDeps {
+  registry: RegistryApi;
+  dispatcher: DispatcherApi;
+  /** Live health check through the plugin's adapter. */
+  health: (record: PluginRecord) => Promise<HealthReport>;
+}
+
+const EXTERNAL_TYPES = ['http', 'subprocess', 'mcp'];
+
+/** HTTP status for a failed invocation; the body is always the PluginResult. */
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  not_found: 404,
+  invalid_params: 400,
+  offline: 503,
+  stale: 503,
+  busy: 429,
+  timeout: 504,
+  plugin_error: 502,
+  adapter_error: 502,
+  cancelled: 503,
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDeps): void {
+  const { registry, dispatcher } = deps;
+
+  app.get('/api/plugins', async () => ({ plugins: registry.list().map(summaryView) }));
+
+  app.get<{ Params: { id: string } }>('/api/plugins/:id', async (request, reply) => {
+    const record = registry.get(request.params.id);
+    if (!record) return sendError(reply, 404, `no plugin with id "${request.params.id}" is registered`);
+    return canonicalView(record);
+  });
+
+  app.get('/v1/plugins', async () => ({ plugins: registry.list().map(forgeSyteView) }));
+
+  app.post('/api/plugins/register', async (request, reply) => {
+    const body = request.body;
+    if (!isObject(body)) return sendError(reply, 400, 'the body must be a JSON object (a plugin descriptor)');
+    const problems: ValidationIssue[] = [];
+    const type = body.type;
+    if (type === undefined) problems.push({ path: '/type', message: `type is required: one of ${EXTERNAL_TYPES.join(', ')}` });
+    else if (typeof type !== 'string' || !EXTERNAL_TYPES.includes(type)) {
+      problems.push({ path: '/type', message: `type must be one of ${EXTERNAL_TYPES.join(', ')} (got ${JSON.stringify(type)})` });
+    }
+    if (type === 'http' && (typeof body.health_check_url !== 'string' || body.health_check_url === '')) {
+      problems.push({ path: '/health_check_url', message: 'health_check_url is required for http plugins' });
+    }
+    const normalized = normalizeDescriptor(body, { source: 'external', default_type: 'http' });
+    if (!normalized.ok) problems.push(...normalized.errors);
+    if (problems.length > 0 || !normalized.ok) {
+      request.log.info({ problems }, 'plugin registration refused');
+      return sendError(reply, 400, 'invalid plugin descriptor', dedupe(problems));
+    }
+    const outcome = registry.register({ descriptor: normalized.descriptor, owner: 'api' });
+    if (!outcome.ok) return sendError(reply, 409, outcome.errors.map((e) => e.message).join('; '), outcome.errors);
+    return reply.code(outcome.change === 'created' ? 201 : 200).send({
+      plugin_id: outcome.record.descriptor.id,
+      registered: true,
+      change: outcome.change,
+      dialect: normalized.dialect,
+    });
+  });
+
+  app.post('/api/plugins/unregister', async (request, reply) => {
+    const body = request.body;
+    const id = isObject(body) ? body.plugin_id : undefined;
+    if (!isPluginId(id)) return sendError(reply, 400, 'invalid plugin_id', [{ path: '/plugin_id', message: explainBadId(id) }]);
+    const outcome = registry.unregister(id);
+    if (!outcome.ok) return sendError(reply, outcome.code === 'not_found' ? 404 : 403, outcome.error);
+    return { plugin_id: id, unregistered: true };
+  });
+
+  app.get<{ Params: { id: string } }>('/api/plugins/health/:id', async (request, reply) => {
+    const record = registry.get(request.params.id);
+    if (!record) return sendError(reply, 404, `no plugin with id "${request.params.id}" is registered`);
+    const report = await deps.health(record).catch((err: unknown) => ({ ok: false, detail: (err as Error).message }));
+    const after = registry.get(request.params.id) ?? record;
+    return { plugin_id: record.descriptor.id, ok: report.ok, state: after.state, ...(report.detail ? { detail: report.detail } : {}) };
+  });
+
+  app.post<{ Params: { id: string; tool: string } }>('/v1/plugins/:id/tools/:tool/run', async (request, reply) => {
+    const body = request.body ?? {};
+    if (!isObject(body)) return sendError(reply, 400, 'the body must be a JSON object of parameters');
+    const result = await dispatcher.invoke({
+      plugin_id: request.params.id,
+      capability_id: request.params.tool,
+      parameters: body as JsonObject,
+      context: { channel_name: 'http' },
+    });
+    const status = result.success ? 200 : STATUS_BY_CODE[result.error_code ?? 'plugin_error'];
+    return reply.code(status).send(result);
+  });
+}
+
+function dedupe(problems: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.path}|${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,115 @@
+// Who may publish and subscribe what on the embedded broker. Pure rules over a client identity, so the
+// table-driven test and docs/external-broker-acl.md can be checked against the same function.
+import { isPluginId } from '../protocol/ids.js';
+import { parseTopic, topics } from '../protocol/topics.js';
+import type { CredentialRole } from './credentials.js';
+
+export interface ClientIdentity {
+  clientId: string;
+  /** Set when the client logged in with a credential. */
+  username?: string;
+  /** undefined for anonymous clients. */
+  role?: CredentialRole;
+  /** Plugin ids a plugin credential may act for. */
+  pluginIds: readonly string[];
+  /** Channels a channel credential may act for. */
+  channels: readonly string[];
+}
+
+export interface AclContext {
+  /**
+   * The plugin a pending request was sent to (from the dispatcher); undefined when the request id is
+   * unknown or already finished. Without it no plugin may publish results.
+   */
+  requestTarget?: (requestId: string) => string | undefined;
+  /**
+   * Extra ownership beyond the credential's plugin_ids, e.g. ids the registry recorded for this user.
+   * Consulted only for authenticated plugin clients.
+   */
+  ownsPluginId?: (username: string, pluginId: string) => boolean;
+}
+
+export type AclDecision = { allowed: true } | { allowed: false; reason: string };
+
+const ALLOW: AclDecision = { allowed: true };
+const deny = (reason: string): AclDecision => ({ allowed: false, reason });
+
+const SYS_PREFIX = '$SYS/';
+
+function ownsPlugin(identity: ClientIdentity, pluginId: string | undefined, context: AclContext): boolean {
+  if (!isPluginId(pluginId)) return false;
+  if (identity.pluginIds.includes(pluginId)) return true;
+  return identity.username !== undefined && context.ownsPluginId?.(identity.username, pluginId) === true;
+}
+
+export function authorizePublishTopic(identity: ClientIdentity, topic: string, context: AclContext): AclDecision {
+  if (topic.startsWith(SYS_PREFIX)) return deny('$SYS topics are reserved for the broker');
+  if (identity.role === 'admin') return ALLOW;
+  if (identity.role === undefined) {
+    // Anonymous clients exist only on a loopback-only broker (or when the operator said so); they may do
+    // anything but impersonate the Core, whose retained status tells plugins when to re-register.
+    return topic === topics.coreStatus() ? deny('only the Core publishes its status') : ALLOW;
+  }
+  const parsed = parseTopic(topic);
+  if (identity.role === 'channel') {
+    if (parsed?.kind === 'channel/in' && parsed.param !== undefined && identity.channels.includes(parsed.param)) {
+      return ALLOW;
+    }
+    return deny('a channel publishes only on its own channel input topic');
+  }
+  // plugin
+  switch (parsed?.kind) {
+    case 'register':
+    case 'unregister':
+      // The topic is shared; which ids a register may claim is decided by the registry, which can answer
+      // with a clear error (publisher.pluginIds carries the credential's ids).
+      return ALLOW;
+    case 'heartbeat':
+    case 'status':
+      return ownsPlugin(identity, parsed.param, context)
+        ? ALLOW
+        : deny(`plugin id "${parsed.param ?? ''}" does not belong to this credential`);
+    case 'result': {
+      const target = parsed.param === undefined ? undefined : context.requestTarget?.(parsed.param);
+      if (target === undefined) return deny('result for an unknown or finished request');
+      return ownsPlugin(identity, target, context) ? ALLOW : deny('result for a request sent to another plugin');
+    }
+    default:
+      return deny('a plugin publishes only register, unregister, its own heartbeat/status and its results');
+  }
+}
+
+export function authorizeSubscribeFilter(identity: ClientIdentity, filter: string, context: AclContext): AclDecision {
+  if (identity.role === 'admin' || identity.role === undefined) return ALLOW;
+  if (filter === topics.coreStatus()) return ALLOW;
+  const parsed = parseTopic(filter);
+  if (identity.role === 'channel') {
+    if (parsed?.kind === 'channel/out' && parsed.param !== undefined && identity.channels.includes(parsed.param)) {
+      return ALLOW;
+    }
+    return deny('a channel subscribes only to its own channel output topic and the Core status');
+  }
+  // plugin: exact topics only, never wildcards (a + in the param fails the plugin id check)
+  if (filter === topics.registeredInvalid()) return ALLOW;
+  if (parsed && (parsed.kind === 'invoke' || parsed.kind === 'control' || parsed.kind === 'registered')) {
+    return ownsPlugin(identity, parsed.param, context)
+      ? ALLOW
+      : deny(`plugin id "${parsed.param ?? ''}" does not belong to this credential`);
+  }
+  return deny('a plugin subscribes only to its own invoke, control and registered topics and the Core status');
+}
+
+export type AnonymousSetting = boolean | 'auto';
+
+export function isLoopbackHost(host: string): boolean {
+  const normalized = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  if (normalized === 'localhost' || normalized === '::1') return true;
+  const v4 = normalized.startsWith('::ffff:') ? normalized.slice(7) : normalized;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+/** 'auto' allows anonymous clients only while nothing but this machine can reach any listener. */
+export function anonymousAllowed(setting: AnonymousSetting, listenerHosts: readonly string[]): boolean {
+  if (setting === true || setting === false) return setting;
+  return listenerHosts.every(isLoopbackHost);
+}

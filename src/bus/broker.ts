@@ -1,0 +1,278 @@
+// The embedded Aedes broker: TCP and WebSocket listeners with TCP_NODELAY, authentication against the
+// credential store, and the ACL of acl.ts on every publish and subscribe.
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
+import { Aedes, type AedesPublishPacket, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
+import { WebSocketServer, createWebSocketStream } from 'ws';
+import type { Logger } from '../log.js';
+import {
+  anonymousAllowed,
+  authorizePublishTopic,
+  authorizeSubscribeFilter,
+  type AclContext,
+  type AnonymousSetting,
+  type ClientIdentity,
+} from './acl.js';
+import type { CredentialVerifier } from './credentials.js';
+
+export interface EmbeddedBrokerOptions {
+  /** TCP listener address; default 127.0.0.1. */
+  host?: string;
+  /** TCP port; 0 picks a free one (see handle.tcpPort). */
+  port: number;
+  /** WebSocket port: 0 picks a free one, null or undefined disables the listener. */
+  wsPort?: number | null;
+  /** WebSocket listener address; defaults to host. */
+  wsHost?: string;
+  allowAnonymous: AnonymousSetting;
+  /** The Core's payload limit; the broker drops anything above HARD_CAP_FACTOR times it. */
+  maxPayloadBytes: number;
+  /** Without a verifier, every login with a username is refused. */
+  credentials?: CredentialVerifier;
+  acl?: AclContext;
+  log: Logger;
+  /** Only for tests that prove what TCP_NODELAY is worth; always true in the Core. */
+  noDelay?: boolean;
+}
+
+export interface EmbeddedBrokerHandle {
+  readonly aedes: Aedes;
+  readonly host: string;
+  readonly tcpPort: number;
+  /** null when the WebSocket listener is disabled. */
+  readonly wsPort: number | null;
+  readonly anonymousAllowed: boolean;
+  /** Identity of a connected (or just disconnected) client, as authenticated. */
+  identityOf(client: Client): ClientIdentity | undefined;
+  /** True for a publish the ACL or the size cap refused: it is acknowledged but delivered to nobody. */
+  isDropped(packet: Pick<PublishPacket, 'payload'>): boolean;
+  close(): Promise<void>;
+}
+
+/** Publishes above maxPayloadBytes × this are dropped at the broker; smaller ones reach the Core's checks. */
+export const HARD_CAP_FACTOR = 4;
+
+const RETURN_CODE_IDENTIFIER_REJECTED = 2;
+const RETURN_CODE_BAD_CREDENTIALS = 4;
+const RETURN_CODE_NOT_AUTHORIZED = 5;
+
+function authError(message: string, returnCode: number): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => reject(error);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promise<EmbeddedBrokerHandle> {
+  const log = options.log.child({ component: 'broker' });
+  const host = options.host ?? '127.0.0.1';
+  const wsHost = options.wsHost ?? host;
+  const wsEnabled = options.wsPort !== null && options.wsPort !== undefined;
+  const noDelay = options.noDelay ?? true;
+  const hardCap = options.maxPayloadBytes * HARD_CAP_FACTOR;
+  const acl = options.acl ?? {};
+  const listenerHosts = wsEnabled ? [host, wsHost] : [host];
+  const anonymous = anonymousAllowed(options.allowAnonymous, listenerHosts);
+
+  const identities = new WeakMap<Client, ClientIdentity>();
+  // A refused publish cannot be refused on the wire in MQTT 3.1.1 without dropping the connection, which
+  // would punish a plugin for a merely late result. So it is acknowledged and its payload is replaced by a
+  // unique empty marker that authorizeForward and the Core's bus recognise and deliver to nobody.
+  const droppedPayloads = new WeakSet<Buffer>();
+
+  const drop = (packet: PublishPacket): void => {
+    const marker = Buffer.alloc(0);
+    droppedPayloads.add(marker);
+    packet.payload = marker;
+    packet.retain = false;
+  };
+
+  const aedes = await Aedes.createBroker({
+    authenticate: (client, username, password, done) => {
+      const clientId = client.id;
+      const existing = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[clientId];
+      const claim = (identity: ClientIdentity): void => {
+        // MQTT lets a new connection with the same client id evict the old one; only the same user may.
+        const holder = existing ? identities.get(existing) : undefined;
+        if (holder && holder.username !== identity.username) {
+          log.warn({ clientId, username: identity.username }, 'client id already in use by another user; refused');
+          done(authError('client id in use', RETURN_CODE_IDENTIFIER_REJECTED), false);
+          return;
+        }
+        identities.set(client, identity);
+        done(null, true);
+      };
+      if (username === undefined || username === '') {
+        if (!anonymous) {
+          log.warn({ clientId }, 'anonymous client refused');
+          done(authError('anonymous clients are not allowed', RETURN_CODE_NOT_AUTHORIZED), false);
+          return;
+        }
+        claim({ clientId, pluginIds: [], channels: [] });
+        return;
+      }
+      const verifier = options.credentials;
+      const secret = password ? password.toString('utf8') : '';
+      if (!verifier || secret === '') {
+        log.warn({ clientId, username }, 'login refused');
+        done(authError('bad username or password', RETURN_CODE_BAD_CREDENTIALS), false);
+        return;
+      }
+      verifier.verify(username, secret).then(
+        (credential) => {
+          if (!credential) {
+            log.warn({ clientId, username }, 'login refused');
+            done(authError('bad username or password', RETURN_CODE_BAD_CREDENTIALS), false);
+            return;
+          }
+          claim({
+            clientId,
+            username: credential.name,
+            role: credential.role,
+            pluginIds: credential.plugin_ids,
+            channels: credential.channels,
+          });
+        },
+        (error: unknown) => {
+          log.error({ clientId, username, err: error }, 'credential check failed');
+          done(authError('server unavailable', 3), false);
+        },
+      );
+    },
+
+    authorizePublish: (client, packet, done) => {
+      // client is null only for wills of clients from a previous broker run, which this one never has.
+      if (!client) return done(null);
+      const identity = identities.get(client);
+      const size = packet.payload?.length ?? 0;
+      if (size > hardCap) {
+        log.warn({ clientId: client.id, topic: packet.topic, bytes: size, limit: hardCap }, 'oversized publish dropped');
+        drop(packet);
+        return done(null);
+      }
+      if (!identity) {
+        log.warn({ clientId: client.id, topic: packet.topic }, 'publish from unauthenticated client dropped');
+        drop(packet);
+        return done(null);
+      }
+      const decision = authorizePublishTopic(identity, packet.topic, acl);
+      if (!decision.allowed) {
+        log.warn(
+          { clientId: client.id, username: identity.username, role: identity.role, topic: packet.topic, reason: decision.reason },
+          'publish denied',
+        );
+        drop(packet);
+      }
+      done(null);
+    },
+
+    authorizeSubscribe: (client, subscription, done) => {
+      const identity = identities.get(client);
+      const decision = identity
+        ? authorizeSubscribeFilter(identity, subscription.topic, acl)
+        : ({ allowed: false, reason: 'not authenticated' } as const);
+      if (!decision.allowed) {
+        log.warn(
+          { clientId: client.id, username: identity?.username, role: identity?.role, filter: subscription.topic, reason: decision.reason },
+          'subscribe denied',
+        );
+        // null negates the subscription: the client sees SUBACK 0x80 and stays connected.
+        return done(null, null);
+      }
+      done(null, subscription);
+    },
+
+    authorizeForward: (_client, packet: AedesPublishPacket) => (droppedPayloads.has(packet.payload as Buffer) ? null : packet),
+  });
+
+  aedes.on('clientError', (client, error) => log.debug({ clientId: client.id, err: error.message }, 'client error'));
+  aedes.on('connectionError', (_client, error) => log.debug({ err: error.message }, 'connection error'));
+
+  const sockets = new Set<Socket>();
+  const tcpServer = createServer((socket) => {
+    socket.setNoDelay(noDelay);
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    aedes.handle(socket);
+  });
+  tcpServer.on('error', (error) => log.error({ err: error }, 'mqtt tcp listener error'));
+
+  let wsServer: WebSocketServer | undefined;
+  let httpServerForWs: Server | undefined;
+  let tcpPort: number;
+  let wsPort: number | null = null;
+  try {
+    tcpPort = await listen(tcpServer, options.port, host);
+    if (wsEnabled) {
+      // A plain net server hands upgraded sockets to ws ourselves, so TCP_NODELAY is set on the very socket
+      // that carries the WebSocket frames.
+      const httpServer = createHttpServer((_request, response) => {
+        response.writeHead(426, { 'content-type': 'text/plain' }).end('MQTT over WebSocket only\n');
+      });
+      httpServer.on('connection', (socket: Socket) => {
+        socket.setNoDelay(noDelay);
+        sockets.add(socket);
+        socket.once('close', () => sockets.delete(socket));
+      });
+      wsServer = new WebSocketServer({
+        server: httpServer,
+        // mqtt.js offers "mqtt" (3.1.1) or "mqttv3.1"; anything else is refused at the handshake.
+        handleProtocols: (protocols) => ['mqtt', 'mqttv3.1'].find((protocol) => protocols.has(protocol)) ?? false,
+      });
+      wsServer.on('connection', (socket, request: IncomingMessage) => {
+        const stream = createWebSocketStream(socket);
+        stream.on('error', (error) => log.debug({ err: error.message }, 'websocket stream error'));
+        aedes.handle(stream, request);
+      });
+      wsServer.on('error', (error) => log.error({ err: error }, 'mqtt websocket listener error'));
+      httpServerForWs = httpServer;
+      wsPort = await listen(httpServer, options.wsPort as number, wsHost);
+    }
+  } catch (error) {
+    await closeServer(tcpServer).catch(() => undefined);
+    if (httpServerForWs) await closeServer(httpServerForWs).catch(() => undefined);
+    await new Promise<void>((resolve) => aedes.close(() => resolve()));
+    throw error;
+  }
+
+  log.info({ host, tcpPort, wsHost: wsEnabled ? wsHost : undefined, wsPort, anonymous }, 'embedded broker listening');
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      // Stop accepting first, then let Aedes disconnect its clients (firing their wills), then force any
+      // socket still open so close() cannot hang on a silent peer.
+      const tcpClosed = closeServer(tcpServer);
+      const wsClosed = httpServerForWs ? closeServer(httpServerForWs) : Promise.resolve();
+      wsServer?.close();
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await Promise.all([tcpClosed, wsClosed]);
+      log.info('embedded broker closed');
+    })();
+    return closing;
+  };
+
+  return {
+    aedes,
+    host,
+    tcpPort,
+    wsPort,
+    anonymousAllowed: anonymous,
+    identityOf: (client) => identities.get(client),
+    isDropped: (packet) => Buffer.isBuffer(packet.payload) && droppedPayloads.has(packet.payload),
+    close,
+  };
+}

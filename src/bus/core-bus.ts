@@ -1,0 +1,52 @@
+// The Core's own publish/subscribe, the same whether the broker is embedded (in process, no socket)
+// or external (an MQTT client connection).
+
+export interface IncomingMessage {
+  topic: string;
+  payload: Buffer;
+  /**
+   * Identity of the publishing client: known with the embedded broker, undefined with an external one
+   * (there the broker's ACL must give the same guarantee; see the README).
+   */
+  publisher?: PublisherIdentity;
+  retain: boolean;
+}
+
+export interface PublisherIdentity {
+  clientId: string;
+  /** The authenticated username, when the client logged in. */
+  username?: string;
+  /** Role from the credentials store: plugin | channel | admin; undefined for anonymous clients. */
+  role?: string;
+  /**
+   * Plugin ids a `plugin` credential may act for (its plugin_ids; default [username]). The registry uses
+   * it to refuse, with a clear error, a register for an id the credential does not own.
+   */
+  pluginIds?: string[];
+  /** Channels a `channel` credential may act for (default [username]). */
+  channels?: string[];
+}
+
+export interface PublishOptions {
+  qos?: 0 | 1;
+  retain?: boolean;
+}
+
+export type MessageHandler = (message: IncomingMessage) => void;
+
+export interface CoreBus {
+  /** True when the Core embeds the broker and therefore knows who published each message. */
+  readonly embedded: boolean;
+  publish(topic: string, payload: string | Buffer, options?: PublishOptions): Promise<void>;
+  /** Handlers run isolated: a throwing handler is logged, never propagated to the broker. */
+  subscribe(filter: string, handler: MessageHandler): Promise<() => Promise<void>>;
+  /** Called with the client id whenever an MQTT client disconnects (embedded broker only). */
+  onClientDisconnect(listener: (clientId: string) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** Stable owner string for a publisher, used by the registry to decide who may update an id. */
+export function ownerOf(publisher: PublisherIdentity | undefined): string {
+  if (!publisher) return 'mqtt:external';
+  return publisher.username ? `mqtt:user:${publisher.username}` : `mqtt:client:${publisher.clientId}`;
+}

@@ -1,0 +1,79 @@
+// Picks the Core's bus from the config: the embedded Aedes broker, or a client of an external broker.
+import type Database from 'better-sqlite3';
+import type { CoreConfig } from '../config/types.js';
+import type { Logger } from '../log.js';
+import type { AclContext } from './acl.js';
+import { startEmbeddedBroker, type EmbeddedBrokerHandle } from './broker.js';
+import type { CoreBus } from './core-bus.js';
+import { CredentialStore } from './credentials.js';
+import { EmbeddedBus } from './embedded-bus.js';
+import { ExternalBus } from './external-bus.js';
+
+export interface CreateBusOptions {
+  config: CoreConfig;
+  log: Logger;
+  db: Database.Database;
+  /** From the dispatcher: the plugin a pending request went to (embedded ACL on result topics). */
+  requestTarget?: AclContext['requestTarget'];
+  /** Extra plugin ids a credential owns beyond its plugin_ids (embedded ACL). */
+  ownsPluginId?: AclContext['ownsPluginId'];
+  /**
+   * WebSocket port override: 0 = ephemeral, null = disabled. Default: config.broker.ws_port, where 0
+   * means disabled.
+   */
+  wsPort?: number | null;
+  /** External mode: payload of the retained will on the Core status topic ({online:false, ts}). */
+  willPayload?: () => string;
+  /** External mode: payload of the retained birth republished after every reconnect ({online:true, ts}). */
+  birthPayload?: () => string;
+}
+
+export interface CreatedBus {
+  bus: CoreBus;
+  /** Present in embedded mode. */
+  broker?: EmbeddedBrokerHandle;
+  credentials: CredentialStore;
+  /** Closes the bus, then the embedded broker (disconnecting every client), in that order. */
+  close(): Promise<void>;
+}
+
+const defaultWill = (): string => JSON.stringify({ online: false, ts: Date.now() });
+
+export async function createBus(options: CreateBusOptions): Promise<CreatedBus> {
+  const { config, log } = options;
+  const credentials = new CredentialStore(options.db);
+
+  if (config.broker.url) {
+    const bus = await ExternalBus.connect({
+      url: config.broker.url,
+      username: config.broker.username,
+      password: config.broker.password,
+      log,
+      willPayload: options.willPayload ?? defaultWill,
+      birthPayload: options.birthPayload,
+    });
+    return { bus, credentials, close: () => bus.close() };
+  }
+
+  const wsPort = options.wsPort !== undefined ? options.wsPort : config.broker.ws_port === 0 ? null : config.broker.ws_port;
+  const broker = await startEmbeddedBroker({
+    host: config.broker.host,
+    port: config.broker.port,
+    wsPort,
+    allowAnonymous: config.broker.allow_anonymous,
+    maxPayloadBytes: config.broker.max_payload_bytes,
+    credentials,
+    acl: { requestTarget: options.requestTarget, ownsPluginId: options.ownsPluginId },
+    log,
+  });
+  const bus = new EmbeddedBus({ broker, log });
+  return {
+    bus,
+    broker,
+    credentials,
+    close: async () => {
+      await bus.close();
+      await broker.close();
+    },
+  };
+}

@@ -1,0 +1,127 @@
+// The Core's publish/subscribe on the embedded broker: no socket in between. Subscriptions read the
+// broker's publish stream, so every message carries the identity of the client that published it.
+import type { AedesPublishPacket, Client } from 'aedes';
+import type { Logger } from '../log.js';
+import { topicMatches } from '../protocol/topics.js';
+import type { EmbeddedBrokerHandle } from './broker.js';
+import type { CoreBus, IncomingMessage, MessageHandler, PublishOptions, PublisherIdentity } from './core-bus.js';
+
+interface Subscription {
+  filter: string;
+  handler: MessageHandler;
+}
+
+export interface EmbeddedBusOptions {
+  broker: EmbeddedBrokerHandle;
+  log: Logger;
+}
+
+export class EmbeddedBus implements CoreBus {
+  readonly embedded = true;
+  private readonly broker: EmbeddedBrokerHandle;
+  private readonly log: Logger;
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly disconnectListeners = new Set<(clientId: string) => void>();
+  private closed = false;
+
+  constructor(options: EmbeddedBusOptions) {
+    this.broker = options.broker;
+    this.log = options.log.child({ component: 'embedded-bus' });
+    this.broker.aedes.on('publish', this.onPublish);
+    this.broker.aedes.on('clientDisconnect', this.onDisconnect);
+  }
+
+  publish(topic: string, payload: string | Buffer, options: PublishOptions = {}): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('bus is closed'));
+    return new Promise((resolve, reject) => {
+      this.broker.aedes.publish(
+        {
+          cmd: 'publish',
+          topic,
+          payload: typeof payload === 'string' ? Buffer.from(payload) : payload,
+          qos: options.qos ?? 1,
+          retain: options.retain ?? false,
+          dup: false,
+        },
+        (error) => (error ? reject(error) : resolve()),
+      );
+    });
+  }
+
+  async subscribe(filter: string, handler: MessageHandler): Promise<() => Promise<void>> {
+    if (this.closed) throw new Error('bus is closed');
+    const subscription: Subscription = { filter, handler };
+    this.subscriptions.add(subscription);
+    return async () => {
+      this.subscriptions.delete(subscription);
+    };
+  }
+
+  onClientDisconnect(listener: (clientId: string) => void): () => void {
+    this.disconnectListeners.add(listener);
+    return () => this.disconnectListeners.delete(listener);
+  }
+
+  /** Detaches from the broker; the broker itself is closed by its owner (see createBus). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.broker.aedes.off('publish', this.onPublish);
+    this.broker.aedes.off('clientDisconnect', this.onDisconnect);
+    this.subscriptions.clear();
+    this.disconnectListeners.clear();
+  }
+
+  private readonly onPublish = (packet: AedesPublishPacket, client: Client | null): void => {
+    // $SYS is the broker's own chatter; dropped packets were refused by the ACL or the size cap.
+    if (packet.topic.startsWith('$') || this.broker.isDropped(packet)) return;
+    let message: IncomingMessage | undefined;
+    for (const subscription of this.subscriptions) {
+      if (!topicMatches(subscription.filter, packet.topic)) continue;
+      message ??= {
+        topic: packet.topic,
+        payload: Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload),
+        publisher: client ? this.publisherOf(client) : undefined,
+        // A live message, never a retained replay: the same flag a subscribed MQTT 3.1.1 client would see.
+        retain: false,
+      };
+      this.deliver(subscription, message);
+    }
+  };
+
+  private deliver(subscription: Subscription, message: IncomingMessage): void {
+    try {
+      const returned: unknown = subscription.handler(message);
+      if (returned instanceof Promise) {
+        returned.catch((error: unknown) => this.logHandlerFailure(subscription, message, error));
+      }
+    } catch (error) {
+      this.logHandlerFailure(subscription, message, error);
+    }
+  }
+
+  private logHandlerFailure(subscription: Subscription, message: IncomingMessage, error: unknown): void {
+    this.log.error({ err: error, filter: subscription.filter, topic: message.topic }, 'bus handler failed');
+  }
+
+  private publisherOf(client: Client): PublisherIdentity {
+    const identity = this.broker.identityOf(client);
+    return {
+      clientId: client.id,
+      username: identity?.username,
+      role: identity?.role,
+      pluginIds: identity?.role === 'plugin' ? [...identity.pluginIds] : undefined,
+      channels: identity?.role === 'channel' ? [...identity.channels] : undefined,
+    };
+  }
+
+  private readonly onDisconnect = (client: Client): void => {
+    for (const listener of this.disconnectListeners) {
+      try {
+        listener(client.id);
+      } catch (error) {
+        this.log.error({ err: error, clientId: client.id }, 'client-disconnect listener failed');
+      }
+    }
+  };
+}

@@ -1,0 +1,144 @@
+// Config = embedded defaults ← YAML file ← environment. Every problem is reported at once, each with
+// its path, so a user fixes the file in one go.
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { Ajv } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { findPackageRoot } from '../package-root.js';
+import type { ValidationIssue } from '../protocol/types.js';
+import { DEFAULT_CONFIG } from './defaults.js';
+import { CONFIG_SCHEMA } from './schema.js';
+import type { CoreConfig } from './types.js';
+
+export type ConfigOutcome = { ok: true; config: CoreConfig; file: string | null } | { ok: false; errors: ValidationIssue[] };
+
+type Env = Record<string, string | undefined>;
+type Tree = Record<string, unknown>;
+
+/** Environment variable → config path and how to read it. */
+const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | 'bool' | 'int' }[] = [
+  { name: 'HOMECLAW_DATA_DIR', path: ['data_dir'], kind: 'string' },
+  { name: 'HOMECLAW_LOG_LEVEL', path: ['log_level'], kind: 'string' },
+  { name: 'HOMECLAW_MQTT_HOST', path: ['broker', 'host'], kind: 'string' },
+  { name: 'HOMECLAW_MQTT_PORT', path: ['broker', 'port'], kind: 'port' },
+  { name: 'HOMECLAW_WS_PORT', path: ['broker', 'ws_port'], kind: 'port' },
+  { name: 'HOMECLAW_BROKER_URL', path: ['broker', 'url'], kind: 'string' },
+  { name: 'HOMECLAW_BROKER_USERNAME', path: ['broker', 'username'], kind: 'string' },
+  { name: 'HOMECLAW_BROKER_PASSWORD', path: ['broker', 'password'], kind: 'string' },
+  { name: 'HOMECLAW_HTTP_HOST', path: ['http', 'host'], kind: 'string' },
+  { name: 'HOMECLAW_HTTP_PORT', path: ['http', 'port'], kind: 'port' },
+  { name: 'HOMECLAW_ADMIN_TOKEN', path: ['http', 'admin_token'], kind: 'string' },
+  { name: 'HOMECLAW_PLUGINS_DIR', path: ['plugins', 'dir'], kind: 'string' },
+  { name: 'HOMECLAW_HOT_RELOAD', path: ['plugins', 'hot_reload'], kind: 'bool' },
+  { name: 'HOMECLAW_RETRIEVAL_ENABLED', path: ['retrieval', 'enabled'], kind: 'bool' },
+  { name: 'HOMECLAW_CHROMA_URL', path: ['retrieval', 'chroma', 'url'], kind: 'string' },
+  { name: 'HOMECLAW_CHROMA_PORT', path: ['retrieval', 'chroma', 'port'], kind: 'port' },
+  { name: 'HOMECLAW_LLM_BASE_URL', path: ['llm', 'base_url'], kind: 'string' },
+  { name: 'HOMECLAW_LLM_MODEL', path: ['llm', 'model'], kind: 'string' },
+  { name: 'HOMECLAW_LLM_API_KEY', path: ['llm', 'api_key'], kind: 'string' },
+];
+
+function isTree(value: unknown): value is Tree {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function merge(base: Tree, over: Tree): Tree {
+  const out: Tree = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key];
+    out[key] = isTree(current) && isTree(value) ? merge(current, value) : value;
+  }
+  return out;
+}
+
+function setPath(tree: Tree, path: string[], value: unknown): void {
+  let node = tree;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (!isTree(next)) node[key] = {};
+    node = node[key] as Tree;
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+function envLayer(env: Env, errors: ValidationIssue[]): Tree {
+  const layer: Tree = {};
+  for (const { name, path, kind } of ENV_OVERRIDES) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    if (kind === 'string') setPath(layer, path, raw);
+    else if (kind === 'bool') {
+      if (!/^(true|false|1|0|yes|no)$/i.test(raw)) errors.push({ path: `env:${name}`, message: `must be true or false, got "${raw}"` });
+      else setPath(layer, path, /^(true|1|yes)$/i.test(raw));
+    } else {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || (kind === 'port' && (n < 0 || n > 65535))) {
+        errors.push({ path: `env:${name}`, message: `must be ${kind === 'port' ? 'a port number (0-65535)' : 'an integer'}, got "${raw}"` });
+      } else setPath(layer, path, n);
+    }
+  }
+  return layer;
+}
+
+export interface LoadConfigOptions {
+  /** Explicit config file; when absent, config/homeclaw.yaml in the working directory is used if present. */
+  file?: string;
+  env?: Env;
+  cwd?: string;
+  /** Extra values applied last (tests: ephemeral ports, temp data dirs). */
+  overrides?: Tree;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): ConfigOutcome {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const errors: ValidationIssue[] = [];
+  let fileLayer: Tree = {};
+  let file: string | null = null;
+  const candidate = options.file ?? env.HOMECLAW_CONFIG;
+  if (candidate) {
+    file = resolve(cwd, candidate);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      return { ok: false, errors: [{ path: file, message: `cannot read the config file: ${(err as Error).message}` }] };
+    }
+    try {
+      const parsed: unknown = parseYaml(text);
+      if (parsed === null || parsed === undefined) fileLayer = {};
+      else if (!isTree(parsed)) errors.push({ path: file, message: 'the config file must contain a YAML mapping' });
+      else fileLayer = parsed;
+    } catch (err) {
+      return { ok: false, errors: [{ path: file, message: `YAML syntax error: ${(err as Error).message}` }] };
+    }
+  }
+  const merged = merge(merge(merge(DEFAULT_CONFIG as unknown as Tree, fileLayer), envLayer(env, errors)), options.overrides ?? {});
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const validate = ajv.compile(CONFIG_SCHEMA);
+  if (!validate(merged)) {
+    for (const e of validate.errors ?? []) {
+      const extra =
+        e.keyword === 'additionalProperties' ? `/${String((e.params as { additionalProperty?: string }).additionalProperty)}` : '';
+      const message = e.keyword === 'additionalProperties' ? 'unknown setting' : (e.message ?? 'invalid');
+      errors.push({ path: `${e.instancePath}${extra}` || '/', message });
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  const config = merged as unknown as CoreConfig;
+  config.data_dir = resolve(cwd, config.data_dir);
+  // Built-in plugins ship with the package: the default folder is the package's own, wherever the Core runs from.
+  const pluginsDirSet = isTree(fileLayer.plugins) && 'dir' in fileLayer.plugins;
+  const pluginsFromEnvOrOverride = env.HOMECLAW_PLUGINS_DIR || (isTree(options.overrides?.plugins) && 'dir' in options.overrides.plugins);
+  config.plugins.dir =
+    !pluginsDirSet && !pluginsFromEnvOrOverride
+      ? join(findPackageRoot(), 'plugins')
+      : isAbsolute(config.plugins.dir)
+        ? config.plugins.dir
+        : resolve(cwd, config.plugins.dir);
+  return { ok: true, config, file };
+}
+
+export function formatConfigErrors(errors: ValidationIssue[]): string {
+  return errors.map((e) => `  ${e.path}: ${e.message}`).join('\n');
+}

@@ -1,0 +1,65 @@
+// JSON Schema of the config file. Every key is optional in the file (defaults fill the rest), but
+// unknown keys are errors: a typo must not silently fall back to a default.
+const str = { type: 'string' } as const;
+const nullableStr = { type: ['string', 'null'] } as const;
+const port = { type: 'integer', minimum: 0, maximum: 65535 } as const;
+const posNum = { type: 'number', exclusiveMinimum: 0 } as const;
+const posInt = { type: 'integer', minimum: 1 } as const;
+
+function obj(properties: Record<string, unknown>): Record<string, unknown> {
+  return { type: 'object', additionalProperties: false, properties };
+}
+
+export const CONFIG_SCHEMA = obj({
+  data_dir: str,
+  log_level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+  broker: obj({
+    url: { type: ['string', 'null'], pattern: '^(mqtts?|wss?|tcp)://' },
+    username: nullableStr,
+    password: nullableStr,
+    host: str,
+    port,
+    ws_port: port,
+    allow_anonymous: { anyOf: [{ type: 'boolean' }, { const: 'auto' }] },
+    max_payload_bytes: { type: 'integer', minimum: 1024, maximum: 268435455 },
+  }),
+  http: obj({ host: str, port, admin_token: { type: ['string', 'null'], minLength: 16 } }),
+  dispatch: obj({
+    default_timeout_sec: posNum,
+    default_max_concurrency: posInt,
+    default_queue_limit: { type: 'integer', minimum: 0 },
+  }),
+  liveness: obj({
+    default_heartbeat_interval_sec: posNum,
+    grace_sec: { type: 'number', minimum: 0 },
+    health_poll_sec: posNum,
+    health_failure_threshold: posInt,
+  }),
+  plugins: obj({ dir: str, hot_reload: { type: 'boolean' }, extra_dirs: { type: 'array', items: str } }),
+  retrieval: obj({
+    enabled: { type: 'boolean' },
+    top_k: { type: 'integer', minimum: 1, maximum: 100 },
+    chroma: obj({ url: nullableStr, port, collection: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{1,62}$' } }),
+    embedder: obj({ kind: { enum: ['use-lite', 'openai'] }, base_url: nullableStr, model: nullableStr, api_key: nullableStr }),
+    weights: obj({ bm25: { type: 'number', minimum: 0 }, dense: { type: 'number', minimum: 0 } }),
+    pinned: { type: 'array', items: str },
+    force_include: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['pattern', 'plugin_id'], properties: { pattern: str, plugin_id: str } },
+    },
+  }),
+  llm: obj({
+    base_url: nullableStr,
+    model: nullableStr,
+    api_key: nullableStr,
+    max_rounds: { type: 'integer', minimum: 1, maximum: 50 },
+    timeout_sec: posNum,
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+  }),
+  conversation: obj({
+    pending_ttl_sec: posNum,
+    no_llm_threshold: { type: 'number', minimum: 0 },
+    max_text_bytes: { type: 'integer', minimum: 16 },
+    profiles_file: nullableStr,
+  }),
+});

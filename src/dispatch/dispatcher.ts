@@ -1,0 +1,247 @@
+// Invocation: every call is validated, queued per plugin, given a deadline and ends exactly once.
+import { randomUUID } from 'node:crypto';
+import PQueue from 'p-queue';
+import type { PluginAdapter } from '../adapters/adapter.js';
+import type { DispatchConfig } from '../config/types.js';
+import type { Logger } from '../log.js';
+import type { CapabilitySpec, ErrorCode, PluginRequest, PluginResult, PluginType } from '../protocol/types.js';
+import type { PluginRecord } from '../registry/record.js';
+import type { RegistryApi } from '../registry/registry-api.js';
+import type { DispatcherApi, InvokeOptions } from './dispatcher-api.js';
+import { ParamValidator } from './param-validator.js';
+
+export interface DispatcherDeps {
+  registry: RegistryApi;
+  adapters: PluginAdapter[];
+  config: DispatchConfig;
+  log: Logger;
+  now?: () => number;
+}
+
+interface InFlight {
+  plugin_id: string;
+  abort: (code: ErrorCode, message: string) => void;
+}
+
+export interface DispatcherStats {
+  invoked: number;
+  succeeded: number;
+  failed: number;
+  timed_out: number;
+  rejected_busy: number;
+  in_flight: number;
+}
+
+export class Dispatcher implements DispatcherApi {
+  private readonly adapters = new Map<PluginType, PluginAdapter>();
+  private readonly queues = new Map<string, { queue: PQueue; concurrency: number }>();
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly validator = new ParamValidator();
+  private readonly stats: Omit<DispatcherStats, 'in_flight'> = {
+    invoked: 0,
+    succeeded: 0,
+    failed: 0,
+    timed_out: 0,
+    rejected_busy: 0,
+  };
+  private readonly unsubscribe: (() => void)[] = [];
+  private readonly now: () => number;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.now = deps.now ?? Date.now;
+    for (const adapter of deps.adapters) this.adapters.set(adapter.type, adapter);
+    // A plugin that goes away mid-call must not leave its callers waiting for the deadline.
+    this.unsubscribe.push(
+      deps.registry.events.on('plugin.health', ({ record }) => {
+        if (record.state === 'offline' || record.state === 'error') {
+          this.failInFlight(record.descriptor.id, 'offline', `plugin ${record.descriptor.id} went offline during the call`);
+        }
+      }),
+      deps.registry.events.on('plugin.removed', ({ record }) => {
+        this.failInFlight(record.descriptor.id, 'offline', `plugin ${record.descriptor.id} was unregistered during the call`);
+        this.queues.delete(record.descriptor.id);
+      }),
+    );
+  }
+
+  registerAdapter(adapter: PluginAdapter): void {
+    this.adapters.set(adapter.type, adapter);
+  }
+
+  /** The plugin a pending request was sent to: the broker ACL uses it to accept a result only from its owner. */
+  requestTarget(requestId: string): string | undefined {
+    return this.inFlight.get(requestId)?.plugin_id;
+  }
+
+  getStats(): DispatcherStats {
+    return { ...this.stats, in_flight: this.inFlight.size };
+  }
+
+  async invoke(options: InvokeOptions): Promise<PluginResult> {
+    this.stats.invoked++;
+    const request_id = randomUUID();
+    const fail = (error_code: ErrorCode, error: string): PluginResult => {
+      this.stats.failed++;
+      if (error_code === 'busy') this.stats.rejected_busy++;
+      this.deps.log.info({ request_id, plugin_id: options.plugin_id, error_code, error }, 'invocation refused');
+      return { request_id, plugin_id: options.plugin_id, success: false, error, error_code };
+    };
+
+    const record = this.deps.registry.get(options.plugin_id);
+    if (!record) return fail('not_found', `no plugin with id "${options.plugin_id}" is registered`);
+    const capability = this.findCapability(record, options.capability_id);
+    if (!capability) {
+      const known = record.descriptor.capabilities.map((c) => c.id).join(', ') || 'none';
+      return fail(
+        'not_found',
+        `plugin "${record.descriptor.id}" has no capability "${options.capability_id ?? ''}" (capabilities: ${known})`,
+      );
+    }
+    if (record.state !== 'online') {
+      const code: ErrorCode = record.state === 'stale' ? 'stale' : 'offline';
+      const why = record.state_reason ? `: ${record.state_reason}` : '';
+      return fail(code, `plugin "${record.descriptor.id}" is ${record.state}${why}`);
+    }
+    const parameters = options.parameters ?? {};
+    const problems = this.validator.validate(record.content_hash, capability, parameters);
+    if (problems.length > 0) {
+      return {
+        ...fail(
+          'invalid_params',
+          `invalid parameters for ${record.descriptor.id}.${capability.id}: ${problems.map((p) => p.message).join('; ')}`,
+        ),
+        metadata: { problems: problems.map((p) => ({ path: p.path, message: p.message })) },
+      };
+    }
+    const adapter = this.adapters.get(record.descriptor.type);
+    if (!adapter) return fail('adapter_error', `no adapter can reach plugins of type "${record.descriptor.type}"`);
+
+    const { queue, limit } = this.queueFor(record);
+    if (queue.size >= limit) {
+      return fail(
+        'busy',
+        `plugin "${record.descriptor.id}" is busy: ${queue.pending} running and ${queue.size} waiting (limit ${limit})`,
+      );
+    }
+
+    const timeoutSec = this.timeoutFor(record, capability, options.timeout_sec);
+    const deadline = this.now() + Math.round(timeoutSec * 1000);
+    const context = options.context ?? {};
+    const request: PluginRequest = {
+      request_id,
+      plugin_id: record.descriptor.id,
+      capability_id: capability.id,
+      parameters,
+      deadline,
+      ...(context.user_input !== undefined ? { user_input: context.user_input } : {}),
+      ...(context.user_id !== undefined ? { user_id: context.user_id } : {}),
+      ...(context.user_name !== undefined ? { user_name: context.user_name } : {}),
+      ...(context.channel_name !== undefined ? { channel_name: context.channel_name } : {}),
+      ...(context.session_id !== undefined ? { session_id: context.session_id } : {}),
+      ...(context.chat_context !== undefined ? { chat_context: context.chat_context } : {}),
+      ...(context.metadata !== undefined ? { metadata: context.metadata } : {}),
+    };
+    return this.run(adapter, record, capability, request, queue, timeoutSec);
+  }
+
+  private run(
+    adapter: PluginAdapter,
+    record: PluginRecord,
+    capability: CapabilitySpec,
+    request: PluginRequest,
+    queue: PQueue,
+    timeoutSec: number,
+  ): Promise<PluginResult> {
+    const { request_id, plugin_id } = request;
+    const controller = new AbortController();
+    const log = this.deps.log;
+    return new Promise<PluginResult>((resolve) => {
+      let settled = false;
+      const settle = (result: PluginResult, code?: ErrorCode): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.inFlight.delete(request_id);
+        if (result.success) this.stats.succeeded++;
+        else if (code === 'timeout') this.stats.timed_out++;
+        else this.stats.failed++;
+        resolve(result);
+      };
+      const abort = (error_code: ErrorCode, error: string): void => {
+        if (settled) return;
+        controller.abort(new Error(error));
+        log.warn({ request_id, plugin_id, capability_id: request.capability_id, error_code }, error);
+        settle({ request_id, plugin_id, success: false, error, error_code }, error_code);
+      };
+      const timer = setTimeout(
+        () => abort('timeout', `plugin "${plugin_id}" did not answer within ${timeoutSec} s (${request.capability_id})`),
+        Math.max(0, request.deadline - this.now()),
+      );
+      this.inFlight.set(request_id, { plugin_id, abort });
+      void queue
+        .add(async () => {
+          if (settled) return; // timed out or failed while waiting in the queue
+          try {
+            // Racing the abort frees the queue slot at the deadline even if a plugin ignores the signal
+            // (a hung built-in must not block every later call).
+            const aborted = new Promise<null>((done) => controller.signal.addEventListener('abort', () => done(null), { once: true }));
+            const result = await Promise.race([adapter.invoke({ record, capability, request, signal: controller.signal }), aborted]);
+            if (result === null) return;
+            // Whatever the adapter says, the result belongs to this request.
+            settle({ ...result, request_id, plugin_id });
+          } catch (err) {
+            const message = err instanceof Error ? err.message : String(err);
+            settle({ request_id, plugin_id, success: false, error: message, error_code: 'adapter_error' }, 'adapter_error');
+          }
+        })
+        .catch((err: unknown) => log.error({ err, request_id }, 'queue task failed'));
+    });
+  }
+
+  private failInFlight(pluginId: string, code: ErrorCode, message: string): void {
+    for (const entry of [...this.inFlight.values()]) {
+      if (entry.plugin_id === pluginId) entry.abort(code, message);
+    }
+  }
+
+  private findCapability(record: PluginRecord, capabilityId: string | undefined): CapabilitySpec | undefined {
+    const caps = record.descriptor.capabilities;
+    if (capabilityId === undefined || capabilityId === '') return caps[0];
+    return caps.find((c) => c.id === capabilityId);
+  }
+
+  private timeoutFor(record: PluginRecord, capability: CapabilitySpec, override?: number): number {
+    const candidates = [override, capability.timeout_sec, record.descriptor.config.timeout_sec, this.deps.config.default_timeout_sec];
+    for (const value of candidates) if (typeof value === 'number' && value > 0) return value;
+    return 30;
+  }
+
+  private queueFor(record: PluginRecord): { queue: PQueue; limit: number } {
+    const cfg = record.descriptor.config;
+    const concurrency =
+      typeof cfg.max_concurrency === 'number' && cfg.max_concurrency >= 1
+        ? Math.floor(cfg.max_concurrency)
+        : this.deps.config.default_max_concurrency;
+    const limit =
+      typeof cfg.queue_limit === 'number' && cfg.queue_limit >= 0 ? Math.floor(cfg.queue_limit) : this.deps.config.default_queue_limit;
+    let entry = this.queues.get(record.descriptor.id);
+    if (!entry || entry.concurrency !== concurrency) {
+      // A changed descriptor may change concurrency: new calls go to a fresh queue, running ones finish.
+      entry = { queue: new PQueue({ concurrency }), concurrency };
+      this.queues.set(record.descriptor.id, entry);
+    }
+    return { queue: entry.queue, limit };
+  }
+
+  async stop(): Promise<void> {
+    for (const off of this.unsubscribe) off();
+    for (const entry of [...this.inFlight.values()]) entry.abort('cancelled', 'the Core is shutting down');
+    for (const adapter of this.adapters.values()) {
+      try {
+        await adapter.stop?.();
+      } catch (err) {
+        this.deps.log.error({ err, type: adapter.type }, 'adapter failed to stop');
+      }
+    }
+  }
+}

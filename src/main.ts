@@ -1,0 +1,267 @@
+// The composition root: builds every service from config, starts them in order, stops them in reverse.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { HealthReport, PluginAdapter } from './adapters/adapter.js';
+import { MqttAdapter } from './adapters/mqtt.js';
+import { createBuiltinLoader } from './adapters/builtin-loader.js';
+import { createHttpAdapter } from './adapters/http.js';
+import { McpAdapter } from './adapters/mcp.js';
+import { createSubprocessAdapter } from './adapters/subprocess.js';
+import { registerMcpRoutes } from './api/routes/mcp.js';
+import { registerMessageRoutes } from './api/routes/messages.js';
+import { registerSearchRoutes } from './api/routes/search.js';
+import { createConversationEngine } from './conversation/engine.js';
+import { createLlmClient } from './conversation/llm-client.js';
+import { attachMqttChannels } from './conversation/mqtt-channel.js';
+import { PatternReplyInterpreter } from './conversation/reply-interpreter.js';
+import { DefaultParameterResolver } from './conversation/resolver.js';
+import { findPluginsTool } from './retrieval/mcp-find-plugins.js';
+import { createRetrieval, type Retrieval } from './retrieval/retrieval.js';
+import { MqttLifecycle } from './adapters/mqtt-lifecycle.js';
+import { resolveAdminToken } from './api/admin-token.js';
+import { registerPluginRoutes } from './api/routes/plugins.js';
+import { registerStatusRoutes } from './api/routes/status.js';
+import { registerAdminRoutes } from './api/routes/admin.js';
+import { registerProfileRoutes } from './api/routes/profiles.js';
+import { SqliteProfileStore, seedProfiles } from './conversation/profile-store.js';
+import { SqlitePendingCallStore } from './conversation/pending-store.js';
+import { createHttpServer, type HttpServer } from './api/server.js';
+import type { EmbeddedBrokerHandle } from './bus/broker.js';
+import { createBus } from './bus/create-bus.js';
+import type { CoreBus, PublisherIdentity } from './bus/core-bus.js';
+import type { CredentialStore } from './bus/credentials.js';
+import { loadConfig, formatConfigErrors, type LoadConfigOptions } from './config/load.js';
+import type { CoreConfig } from './config/types.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
+import { createLogger, type Logger } from './log.js';
+import type { PluginRecord } from './registry/record.js';
+import { TypedEventBus } from './registry/events.js';
+import { Registry } from './registry/registry.js';
+import { AdapterAttachments } from './dispatch/adapter-attachments.js';
+
+export interface CoreContext {
+  config: CoreConfig;
+  log: Logger;
+  db: Database.Database;
+  bus: CoreBus;
+  broker?: EmbeddedBrokerHandle;
+  registry: Registry;
+  dispatcher: Dispatcher;
+  credentials: CredentialStore;
+  profiles: SqliteProfileStore;
+  pendingCalls: SqlitePendingCallStore;
+  adapters: Map<string, PluginAdapter>;
+  http: HttpServer;
+  retrieval: Retrieval;
+}
+
+export interface RunningCore {
+  ctx: CoreContext;
+  /** Actual ports (useful when the config asked for ephemeral ones). */
+  mqttPort: number | null;
+  wsPort: number | null;
+  httpPort: number;
+  httpUrl: string;
+  adminToken: string;
+  stop(): Promise<void>;
+}
+
+export class ConfigError extends Error {}
+
+export interface StartCoreOptions extends LoadConfigOptions {
+  /** Use this config as is (tests); skips file and environment. */
+  config?: CoreConfig;
+  log?: Logger;
+}
+
+export async function startCore(options: StartCoreOptions = {}): Promise<RunningCore> {
+  let config: CoreConfig;
+  if (options.config) config = options.config;
+  else {
+    const loaded = loadConfig(options);
+    if (!loaded.ok) throw new ConfigError(`invalid configuration:\n${formatConfigErrors(loaded.errors)}`);
+    config = loaded.config;
+  }
+  const log = options.log ?? createLogger({ level: config.log_level });
+  const started: { name: string; stop: () => Promise<void> | void }[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const { name, stop } of started.reverse()) {
+      try {
+        await stop();
+      } catch (err) {
+        log.error({ err, component: name }, 'component failed to stop');
+      }
+    }
+  };
+
+  try {
+    mkdirSync(config.data_dir, { recursive: true });
+    const db = new Database(join(config.data_dir, 'homeclaw.db'));
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    started.push({ name: 'database', stop: () => void db.close() });
+
+    const events = new TypedEventBus(log);
+    const registry = new Registry({ db, events, log: log.child({ room: 'registry' }) });
+    const profiles = new SqliteProfileStore({ db });
+    const pendingCalls = new SqlitePendingCallStore({ db });
+    if (config.conversation.profiles_file) {
+      const seeded = await seedProfiles(profiles, resolve(config.conversation.profiles_file)).catch((err: unknown) => {
+        throw new ConfigError(`conversation.profiles_file: ${(err as Error).message}`);
+      });
+      log.info({ file: config.conversation.profiles_file, ...seeded }, 'profiles seeded');
+    }
+
+    // The dispatcher is created before the broker because the broker's ACL asks it who a request went to.
+    const adapters = new Map<string, PluginAdapter>();
+    const dispatcher = new Dispatcher({ registry, adapters: [], config: config.dispatch, log: log.child({ room: 'dispatch' }) });
+    started.push({ name: 'dispatcher', stop: () => dispatcher.stop() });
+
+    const created = await createBus({
+      config,
+      log: log.child({ room: 'bus' }),
+      db,
+      requestTarget: (requestId) => dispatcher.requestTarget(requestId),
+      ownsPluginId: (username, pluginId) => registry.get(pluginId)?.owner === `mqtt:user:${username}`,
+      birthPayload: () => JSON.stringify({ online: true, ts: Date.now() }),
+    });
+    const { bus, broker, credentials } = created;
+    started.push({ name: 'bus', stop: () => created.close() });
+    if (broker) log.info({ host: broker.host, port: broker.tcpPort, ws_port: broker.wsPort }, 'embedded MQTT broker listening');
+    else log.info({ url: redactUrl(config.broker.url ?? '') }, 'connected to external MQTT broker');
+
+    const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });
+    await mqttAdapter.start();
+    const loader = createBuiltinLoader({
+      dir: config.plugins.dir,
+      extra_dirs: config.plugins.extra_dirs,
+      data_dir: config.data_dir,
+      registry,
+      log: log.child({ room: 'adapters', type: 'inline' }),
+      hot_reload: config.plugins.hot_reload,
+    });
+    const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness });
+    const subprocessAdapter = createSubprocessAdapter({ log: log.child({ room: 'adapters', type: 'subprocess' }) });
+    const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }) });
+    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter] as PluginAdapter[]) {
+      adapters.set(adapter.type, adapter);
+      dispatcher.registerAdapter(adapter);
+    }
+    const attachments = new AdapterAttachments({ registry, adapters, log });
+    attachments.start();
+    started.push({ name: 'adapter-attachments', stop: () => attachments.stop() });
+    await loader.start();
+    started.push({ name: 'builtin-loader', stop: () => loader.stop() });
+
+    // A plugin credential names the ids it may claim; anonymous (loopback) and admin clients may claim any.
+    const mayUsePluginId = (publisher: PublisherIdentity | undefined, pluginId: string): boolean =>
+      publisher?.role !== 'plugin' || (publisher.pluginIds ?? []).includes(pluginId);
+    const lifecycle = new MqttLifecycle({
+      bus,
+      registry,
+      log: log.child({ room: 'registry', component: 'mqtt-lifecycle' }),
+      liveness: config.liveness,
+      max_payload_bytes: config.broker.max_payload_bytes,
+      mayUsePluginId,
+    });
+    await lifecycle.start();
+    started.push({ name: 'mqtt-lifecycle', stop: () => lifecycle.stop() });
+
+    const retrieval: Retrieval = await createRetrieval({
+      config: { ...config.retrieval, data_dir: config.data_dir },
+      registry,
+      log: log.child({ room: 'retrieval' }),
+    });
+    // Chroma and the embedding model take seconds to come up; retrieval answers from BM25 meanwhile.
+    void retrieval.start().catch((err: unknown) => log.error({ err }, 'retrieval failed to start; continuing on BM25'));
+    started.push({ name: 'retrieval', stop: () => retrieval.stop() });
+
+    const engine = createConversationEngine({
+      llm: createLlmClient(config.llm),
+      retrieval,
+      dispatcher,
+      registry,
+      resolver: new DefaultParameterResolver(),
+      pending: pendingCalls,
+      interpreter: new PatternReplyInterpreter(),
+      profiles,
+      log: log.child({ room: 'conversation' }),
+      settings: {
+        top_k: config.retrieval.top_k,
+        max_rounds: config.llm.max_rounds,
+        pending_ttl_sec: config.conversation.pending_ttl_sec,
+        no_llm_threshold: config.conversation.no_llm_threshold,
+        max_text_bytes: config.conversation.max_text_bytes,
+      },
+    });
+    const channels = await attachMqttChannels({ bus, engine, log: log.child({ room: 'conversation' }), max_payload_bytes: config.broker.max_payload_bytes });
+    started.push({ name: 'channels', stop: () => channels.stop() });
+
+    const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
+    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log });
+    const health = async (record: PluginRecord): Promise<HealthReport> => {
+      const adapter = adapters.get(record.descriptor.type);
+      if (adapter?.health) return adapter.health(record);
+      return { ok: record.state === 'online', detail: record.state_reason ?? `state ${record.state}` };
+    };
+    registerPluginRoutes(http.app, { registry, dispatcher, health });
+    registerAdminRoutes(http.app, { credentials });
+    registerProfileRoutes(http.app, { profiles });
+    registerSearchRoutes(http.app, { search: retrieval });
+    await registerMessageRoutes(http.app, { engine });
+    registerMcpRoutes(http.app, { registry, dispatcher, log: log.child({ room: 'api', component: 'mcp' }), authorize: http.authorize, findPlugins: findPluginsTool(retrieval) });
+    const startedAt = Date.now();
+    registerStatusRoutes(http.app, {
+      status: () => ({
+        version: '0.1.0',
+        uptime_sec: Math.round((Date.now() - startedAt) / 1000),
+        broker: broker
+          ? { mode: 'embedded', host: broker.host, port: broker.tcpPort, ws_port: broker.wsPort, anonymous: broker.anonymousAllowed }
+          : { mode: 'external', url: redactUrl(config.broker.url ?? '') },
+        plugins: countByState(registry.list()),
+        dispatcher: dispatcher.getStats(),
+        mqtt: { ...mqttAdapter.counters, ...lifecycle.counters },
+        retrieval: retrieval.status(),
+        llm: config.llm.base_url ? { configured: true, base_url: config.llm.base_url, model: config.llm.model } : { configured: false },
+        builtins: loader.status(),
+      }),
+    });
+    const { port: httpPort, url: httpUrl } = await http.listen();
+    started.push({ name: 'http', stop: () => http.close() });
+    log.info({ url: httpUrl }, 'HTTP API listening');
+
+    const ctx: CoreContext = { config, log, db, bus, ...(broker ? { broker } : {}), registry, dispatcher, credentials, profiles, pendingCalls, adapters, http, retrieval };
+    log.info({ data_dir: config.data_dir, plugins: registry.list().length }, 'HomeClaw Core started');
+    let stopping: Promise<void> | undefined;
+    return {
+      ctx,
+      mqttPort: broker?.tcpPort ?? null,
+      wsPort: broker?.wsPort ?? null,
+      httpPort,
+      httpUrl,
+      adminToken: token,
+      stop: () => {
+        stopping ??= (async () => {
+          log.info('HomeClaw Core stopping');
+          await stopAll();
+          log.flush?.();
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+function countByState(records: PluginRecord[]): Record<string, number> {
+  const counts: Record<string, number> = { total: records.length, online: 0, stale: 0, offline: 0, error: 0 };
+  for (const r of records) counts[r.state] = (counts[r.state] ?? 0) + 1;
+  return counts;
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//[redacted]@');
+}

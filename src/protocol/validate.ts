@@ -1,0 +1,96 @@
+// Entry checks for every payload that crosses the bus: size, JSON, object shape, then the topic's schema.
+import type { ErrorObject } from 'ajv';
+import { getSchemaValidator, type SchemaName } from './schemas.js';
+import type { TopicKind, TopicPayloads } from './topics.js';
+import type { ValidationIssue } from './types.js';
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; errors: ValidationIssue[] };
+
+/** Which schema file describes the payload of each topic kind. */
+export const TOPIC_SCHEMAS: Record<TopicKind, SchemaName> = {
+  'core/status': 'core-status',
+  register: 'register',
+  registered: 'registration-ack',
+  unregister: 'unregister',
+  status: 'plugin-status',
+  heartbeat: 'heartbeat',
+  invoke: 'plugin-request',
+  result: 'plugin-result',
+  control: 'control',
+  'channel/in': 'channel-message-in',
+  'channel/out': 'channel-message-out',
+  event: 'event',
+};
+
+/**
+ * Validates a payload against its JSON Schema from topics/schemas. For 'register' this checks the
+ * liveness envelope and the broad dialect shape; normalizeDescriptor (or parseRegisterMessage) checks
+ * the descriptor itself.
+ */
+export function validatePayload<K extends TopicKind>(kind: K, value: unknown): Validated<TopicPayloads[K]> {
+  return validateWithSchema<TopicPayloads[K]>(TOPIC_SCHEMAS[kind], value);
+}
+
+export function validateWithSchema<T>(name: SchemaName, value: unknown): Validated<T> {
+  const validate = getSchemaValidator(name);
+  if (validate(value)) return { ok: true, value: value as T };
+  return { ok: false, errors: ajvErrorsToIssues(validate.errors ?? []) };
+}
+
+/** Parses a JSON payload; refuses payloads over maxBytes and anything that is not a JSON object. */
+export function parseJsonPayload(payload: Buffer | string, maxBytes: number): Validated<Record<string, unknown>> {
+  const size = typeof payload === 'string' ? Buffer.byteLength(payload, 'utf8') : payload.length;
+  if (size > maxBytes) {
+    return { ok: false, errors: [{ path: '', message: `payload is ${size} bytes; the limit is ${maxBytes}` }] };
+  }
+  const text = typeof payload === 'string' ? payload : payload.toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, errors: [{ path: '', message: `payload is not valid JSON: ${reason}` }] };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, errors: [{ path: '', message: 'payload must be a JSON object' }] };
+  }
+  return { ok: true, value: parsed as Record<string, unknown> };
+}
+
+/** Turns ajv errors into issues whose path names the offending value itself (missing keys included). */
+export function ajvErrorsToIssues(errors: readonly ErrorObject[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const issue = ajvErrorToIssue(error);
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push(issue);
+  }
+  return issues;
+}
+
+function ajvErrorToIssue(error: ErrorObject): ValidationIssue {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required' && typeof params['missingProperty'] === 'string') {
+    return { path: `${error.instancePath}/${escapePointer(params['missingProperty'])}`, message: 'is required' };
+  }
+  if (error.keyword === 'additionalProperties' && typeof params['additionalProperty'] === 'string') {
+    return {
+      path: `${error.instancePath}/${escapePointer(params['additionalProperty'])}`,
+      message: 'is not an allowed property',
+    };
+  }
+  if (error.keyword === 'enum' && Array.isArray(params['allowedValues'])) {
+    return {
+      path: error.instancePath,
+      message: `must be one of: ${params['allowedValues'].map((v) => JSON.stringify(v)).join(', ')}`,
+    };
+  }
+  return { path: error.instancePath, message: error.message ?? `fails ${error.keyword}` };
+}
+
+export function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}

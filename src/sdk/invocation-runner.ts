@@ -1,0 +1,234 @@
+// Everything between an invoke message and its result: check the request, check the parameters,
+// respect the deadline, run the handler within the concurrency limit, and answer exactly once.
+import PQueue from 'p-queue';
+import { isRequestId } from '../protocol/ids.js';
+import type { CapabilitySpec, JsonObject, JsonValue, PluginRequest, PluginResult, ValidationIssue } from '../protocol/types.js';
+import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
+import { formatIssues } from './errors.js';
+import type { ParameterValidator } from './parameter-validator.js';
+import type { CapabilityHandlers, HandlerOutput, PluginStats, SdkLogger } from './types.js';
+
+export interface InvocationRunnerDeps {
+  pluginId: string;
+  capabilities: CapabilitySpec[];
+  handlers: CapabilityHandlers;
+  parameters: ParameterValidator;
+  max_concurrency: number;
+  max_payload_bytes: number;
+  log: SdkLogger;
+  stats: PluginStats;
+  /** Publishes on result/<request_id>, QoS 1. */
+  publishResult(result: PluginResult): Promise<void>;
+}
+
+/** How many finished request ids are remembered so a redelivered QoS 1 invoke is not run twice. */
+const RECENT_LIMIT = 1000;
+
+export class InvocationRunner {
+  private readonly queue: PQueue;
+  private readonly capabilities: Map<string, CapabilitySpec>;
+  private readonly active = new Map<string, AbortController>();
+  private readonly recent = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly deps: InvocationRunnerDeps) {
+    this.queue = new PQueue({ concurrency: deps.max_concurrency });
+    this.capabilities = new Map(deps.capabilities.map((c) => [c.id, c]));
+  }
+
+  /** Never throws: every problem ends as a failed result on the request's topic, or a log line. */
+  onInvoke(payload: Buffer): void {
+    try {
+      this.accept(payload);
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'invoke handling failed');
+    }
+  }
+
+  /** Stops accepting work and aborts running handlers; their results are not sent. */
+  close(): void {
+    this.closed = true;
+    this.queue.clear();
+    for (const controller of this.active.values()) controller.abort(new Error('plugin closing'));
+  }
+
+  /** Resolves when every queued and running handler has finished. */
+  idle(): Promise<void> {
+    return this.queue.onIdle();
+  }
+
+  private accept(payload: Buffer): void {
+    const { log, stats, pluginId } = this.deps;
+    if (this.closed) return;
+    const parsed = parseJsonPayload(payload, this.deps.max_payload_bytes);
+    if (!parsed.ok) {
+      stats.dropped++;
+      log.warn({ errors: parsed.errors }, 'unreadable invoke dropped');
+      return;
+    }
+    const valid = validatePayload('invoke', parsed.value);
+    if (!valid.ok) {
+      const requestId = parsed.value['request_id'];
+      if (isRequestId(requestId)) {
+        this.refuse(requestId, `invalid request: ${formatIssues(valid.errors)}`, valid.errors);
+      } else {
+        stats.dropped++;
+        log.warn({ errors: valid.errors }, 'invalid invoke without a usable request_id dropped');
+      }
+      return;
+    }
+    const request = valid.value;
+    if (this.active.has(request.request_id) || this.recent.has(request.request_id)) {
+      stats.dropped++;
+      log.info({ request_id: request.request_id }, 'duplicate invoke dropped');
+      return;
+    }
+    if (request.plugin_id !== pluginId) {
+      this.refuse(request.request_id, `request is addressed to plugin "${request.plugin_id}", not "${pluginId}"`);
+      return;
+    }
+    if (Date.now() >= request.deadline) {
+      stats.dropped++;
+      log.warn({ request_id: request.request_id, deadline: request.deadline }, 'invoke past its deadline dropped');
+      return;
+    }
+    const capability = this.capabilities.get(request.capability_id);
+    if (!capability) {
+      const known = [...this.capabilities.keys()].join(', ');
+      this.refuse(
+        request.request_id,
+        `unknown capability "${request.capability_id}" of plugin "${pluginId}" (known: ${known || 'none'})`,
+      );
+      return;
+    }
+    const problems = this.deps.parameters.check(capability.id, request.parameters);
+    if (problems.length > 0) {
+      this.refuse(request.request_id, `invalid parameters for "${capability.id}": ${formatIssues(problems)}`, problems);
+      return;
+    }
+    this.schedule(request);
+  }
+
+  private schedule(request: PluginRequest): void {
+    const controller = new AbortController();
+    this.active.set(request.request_id, controller);
+    this.deps.stats.invocations++;
+    void this.queue.add(() => this.run(request, controller)).catch((error: unknown) => {
+      this.deps.log.error({ err: error, request_id: request.request_id }, 'invocation failed outside its handler');
+    });
+  }
+
+  private async run(request: PluginRequest, controller: AbortController): Promise<void> {
+    const { log, stats } = this.deps;
+    const { request_id } = request;
+    const untilDeadline = request.deadline - Date.now();
+    if (untilDeadline <= 0 || this.closed) {
+      // It waited in the queue past its deadline: the Core has already answered the caller.
+      this.finish(request_id);
+      stats.dropped++;
+      log.warn({ request_id }, 'queued invoke reached its deadline before it could run; dropped');
+      return;
+    }
+    const deadlineTimer = setTimeout(() => controller.abort(new Error('deadline reached')), untilDeadline);
+    let result: PluginResult;
+    try {
+      const output = await this.deps.handlers[request.capability_id]!(request.parameters, {
+        request,
+        signal: controller.signal,
+        progress: (message) => this.progress(request_id, message, controller.signal),
+        log,
+      });
+      result = this.successResult(request_id, output);
+    } catch (error) {
+      result = this.failure(request_id, errorMessage(error));
+    } finally {
+      clearTimeout(deadlineTimer);
+      this.finish(request_id);
+    }
+    if (controller.signal.aborted) {
+      stats.late++;
+      log.warn({ request_id, reason: errorMessage(controller.signal.reason) }, 'handler finished after abort; result not sent');
+      return;
+    }
+    if (result.success) stats.succeeded++;
+    else stats.failed++;
+    await this.send(result);
+  }
+
+  private successResult(requestId: string, output: HandlerOutput): PluginResult {
+    const result: PluginResult = { request_id: requestId, plugin_id: this.deps.pluginId, success: true };
+    if (typeof output === 'string') {
+      result.text = output;
+    } else if (output !== undefined && output !== null && typeof output === 'object') {
+      if (output.text !== undefined) result.text = String(output.text);
+      if (output.data !== undefined) result.data = toJson(output.data);
+      if (output.metadata !== undefined) result.metadata = toJson(output.metadata) as JsonObject;
+      if (output.ask_user !== undefined) result.ask_user = output.ask_user;
+      if (output.missing_parameters !== undefined) result.missing_parameters = output.missing_parameters;
+    } else if (output !== undefined && output !== null) {
+      // A handler written in plain JavaScript may return a number or boolean.
+      result.text = String(output);
+    }
+    return result;
+  }
+
+  private async progress(requestId: string, message: string, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    try {
+      await this.deps.publishResult({
+        request_id: requestId,
+        plugin_id: this.deps.pluginId,
+        success: true,
+        progress: true,
+        text: String(message),
+      });
+    } catch (error) {
+      this.deps.log.warn({ err: error, request_id: requestId }, 'progress event not sent');
+    }
+  }
+
+  private refuse(requestId: string, message: string, issues?: ValidationIssue[]): void {
+    this.deps.stats.refused++;
+    this.deps.log.warn({ request_id: requestId, error: message }, 'invoke refused');
+    this.remember(requestId);
+    void this.send(this.failure(requestId, message, issues));
+  }
+
+  private failure(requestId: string, message: string, issues?: ValidationIssue[]): PluginResult {
+    const result: PluginResult = { request_id: requestId, plugin_id: this.deps.pluginId, success: false, error: message };
+    if (issues && issues.length > 0) {
+      result.metadata = { errors: issues.map((issue) => ({ path: issue.path, message: issue.message })) };
+    }
+    return result;
+  }
+
+  private async send(result: PluginResult): Promise<void> {
+    try {
+      await this.deps.publishResult(result);
+    } catch (error) {
+      this.deps.log.error({ err: error, request_id: result.request_id }, 'result not sent');
+    }
+  }
+
+  private finish(requestId: string): void {
+    this.active.delete(requestId);
+    this.remember(requestId);
+  }
+
+  private remember(requestId: string): void {
+    this.recent.add(requestId);
+    if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.values().next().value as string);
+  }
+}
+
+/** Round-trips through JSON so a Date or class instance becomes what the wire will carry anyway. */
+function toJson(value: unknown): JsonValue {
+  const text = JSON.stringify(value);
+  if (text === undefined) throw new Error('handler output is not JSON-serialisable');
+  return JSON.parse(text) as JsonValue;
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+}

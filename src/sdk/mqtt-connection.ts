@@ -1,0 +1,77 @@
+// The MQTT client of a plugin: stable client id, will, TCP_NODELAY on every (re)connect, and a
+// reconnect delay that doubles on each failed attempt so a fleet of plugins does not hammer a
+// restarting broker.
+import net from 'node:net';
+import { connect, MqttClient, type IClientOptions } from 'mqtt';
+
+export interface MqttConnectionOptions {
+  url: string;
+  clientId: string;
+  credentials?: { username: string; password: string };
+  keepalive_sec: number;
+  will: { topic: string; payload: string };
+  reconnect_period_ms: number;
+  reconnect_max_ms: number;
+}
+
+export function createMqttClient(options: MqttConnectionOptions): MqttClient {
+  const clientOptions: IClientOptions = {
+    clientId: options.clientId,
+    clean: true,
+    keepalive: options.keepalive_sec,
+    protocolVersion: 4,
+    reconnectPeriod: options.reconnect_period_ms,
+    connectTimeout: 10_000,
+    // Subscriptions are renewed by the plugin on every connect, before it registers.
+    resubscribe: false,
+    // A heartbeat queued while offline is stale by the time it could be sent.
+    queueQoSZero: false,
+    will: { topic: options.will.topic, payload: Buffer.from(options.will.payload), qos: 1, retain: true },
+    ...credentialsOf(options),
+  };
+  const client = buildClient(options.url, clientOptions);
+  applyBackoff(client, options.reconnect_period_ms, options.reconnect_max_ms);
+  // Other transports (TLS, WebSocket over TCP) get TCP_NODELAY as soon as the connection is up; only the
+  // CONNECT packet precedes it, and Nagle never delays a first write.
+  client.on('connect', () => setNoDelay(client.stream));
+  return client;
+}
+
+function buildClient(url: string, clientOptions: IClientOptions): MqttClient {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'mqtt:' || parsed.protocol === 'tcp:') {
+    // Plain TCP: create the socket ourselves so TCP_NODELAY is set from the very first byte.
+    const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1') || 'localhost';
+    const port = parsed.port ? Number(parsed.port) : 1883;
+    return new MqttClient(() => net.createConnection({ host, port, noDelay: true }), {
+      ...clientOptions,
+      protocol: 'mqtt',
+      host,
+      port,
+    });
+  }
+  return connect(url, clientOptions);
+}
+
+/** Explicit credentials win over a user:password in the URL. */
+function credentialsOf(options: MqttConnectionOptions): { username?: string; password?: string } {
+  if (options.credentials) return { username: options.credentials.username, password: options.credentials.password };
+  const url = new URL(options.url);
+  if (!url.username) return {};
+  return { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
+}
+
+function applyBackoff(client: MqttClient, initialMs: number, maxMs: number): void {
+  client.on('reconnect', () => {
+    const current = client.options.reconnectPeriod ?? initialMs;
+    client.options.reconnectPeriod = Math.min(Math.max(current * 2, initialMs), maxMs);
+  });
+  client.on('connect', () => {
+    client.options.reconnectPeriod = initialMs;
+  });
+}
+
+function setNoDelay(stream: unknown): void {
+  const socket = stream as { setNoDelay?: (noDelay: boolean) => unknown } | undefined;
+  if (socket && typeof socket.setNoDelay === 'function') socket.setNoDelay(true);
+}

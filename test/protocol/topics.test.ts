@@ -1,0 +1,211 @@
+// Keeps src/protocol/topics.ts and topics/asyncapi.yaml in step, and keeps topics out of other code.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { findPackageRoot } from '../../src/package-root.js';
+import { filters, parseTopic, topics, type EventKind } from '../../src/protocol/topics.js';
+
+const root = findPackageRoot(import.meta.url);
+const asyncApiPath = join(root, 'topics', 'asyncapi.yaml');
+const doc = parseYaml(readFileSync(asyncApiPath, 'utf8')) as Record<string, any>;
+const channels = doc['channels'] as Record<string, { address: string; parameters?: Record<string, unknown>; messages: Record<string, unknown> }>;
+
+/** Sample arguments for every topic builder; a builder without one fails the test below. */
+const samples: Record<keyof typeof topics, () => string> = {
+  coreStatus: () => topics.coreStatus(),
+  register: () => topics.register(),
+  registered: () => topics.registered('weather'),
+  registeredInvalid: () => topics.registeredInvalid(),
+  unregister: () => topics.unregister(),
+  status: () => topics.status('weather'),
+  heartbeat: () => topics.heartbeat('weather'),
+  invoke: () => topics.invoke('slack-bot'),
+  result: () => topics.result('3f2c9a1e-5b7d-4c2e'),
+  control: () => topics.control('weather'),
+  channelIn: () => topics.channelIn('cli'),
+  channelOut: () => topics.channelOut('telegram'),
+  events: () => topics.events('registry'),
+};
+const eventKinds: EventKind[] = ['registry', 'invocation'];
+
+function addressRegex(address: string): RegExp {
+  const escaped = address.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replace(/\{[a-z_]+\}/g, '[^/+#]+')}$`);
+}
+
+/** The channels a concrete topic belongs to; a literal address beats a template (registered/_invalid). */
+function channelsFor(topic: string): string[] {
+  const literal = Object.entries(channels).filter(([, c]) => c.address === topic).map(([id]) => id);
+  if (literal.length > 0) return literal;
+  return Object.entries(channels).filter(([, c]) => addressRegex(c.address).test(topic)).map(([id]) => id);
+}
+
+/** A subscription filter covers a channel when it is the address with every {param} replaced by '+'. */
+function channelsForFilter(filter: string): string[] {
+  return Object.entries(channels)
+    .filter(([, c]) => c.address.replace(/\{[a-z_]+\}/g, '+') === filter)
+    .map(([id]) => id);
+}
+
+describe('topics.ts against asyncapi.yaml', () => {
+  it('has sample arguments for every topic builder', () => {
+    expect(Object.keys(samples).sort()).toEqual(Object.keys(topics).sort());
+  });
+
+  it('every built topic and every filter matches exactly one channel, and every channel is used', () => {
+    const used = new Set<string>();
+    const built = [...Object.values(samples).map((build) => build()), ...eventKinds.map((kind) => topics.events(kind))];
+    for (const topic of built) {
+      const matched = channelsFor(topic);
+      expect(matched, `topic ${topic}`).toHaveLength(1);
+      matched.forEach((id) => used.add(id));
+      // The parser of topics.ts recognises every topic the document describes.
+      expect(parseTopic(topic), topic).not.toBeNull();
+    }
+    for (const filter of Object.values(filters)) {
+      const matched = channelsForFilter(filter);
+      expect(matched, `filter ${filter}`).toHaveLength(1);
+      matched.forEach((id) => used.add(id));
+    }
+    expect([...used].sort()).toEqual(Object.keys(channels).sort());
+  });
+
+  it('declares every address parameter and only those', () => {
+    for (const [id, channel] of Object.entries(channels)) {
+      const inAddress = [...channel.address.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]).sort();
+      expect(Object.keys(channel.parameters ?? {}).sort(), id).toEqual(inAddress);
+    }
+    expect(doc['components']['parameters']['event_kind']['enum']).toEqual(eventKinds);
+  });
+});
+
+describe('asyncapi.yaml shape', () => {
+  function resolveLocal(ref: string): unknown {
+    expect(ref.startsWith('#/'), ref).toBe(true);
+    return ref
+      .slice(2)
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], doc);
+  }
+
+  it('is AsyncAPI 3.0.0 with info, channels and operations', () => {
+    expect(doc['asyncapi']).toBe('3.0.0');
+    expect(doc['info']).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    expect(Object.keys(channels).length).toBeGreaterThan(0);
+    expect(Object.keys(doc['operations']).length).toBeGreaterThan(0);
+  });
+
+  it('every operation has a valid action and $refs that resolve, to messages of its own channel', () => {
+    const usedChannels = new Set<string>();
+    for (const [id, op] of Object.entries(doc['operations'] as Record<string, any>)) {
+      expect(['send', 'receive'], id).toContain(op.action);
+      const channel = resolveLocal(op.channel.$ref) as { address?: string } | undefined;
+      expect(channel?.address, `${id} channel`).toBeTypeOf('string');
+      usedChannels.add(op.channel.$ref);
+      expect(op.messages.length, id).toBeGreaterThan(0);
+      for (const message of op.messages) {
+        expect(message.$ref.startsWith(`${op.channel.$ref}/messages/`), `${id} message ${message.$ref}`).toBe(true);
+        expect(resolveLocal(message.$ref), message.$ref).toBeDefined();
+      }
+      if (op.reply) {
+        expect(resolveLocal(op.reply.channel.$ref)).toBeDefined();
+        for (const message of op.reply.messages) expect(resolveLocal(message.$ref)).toBeDefined();
+      }
+      const qos = op.bindings?.mqtt?.qos;
+      expect([0, 1, 2], `${id} qos`).toContain(qos);
+    }
+    // Every channel is the subject of at least one operation.
+    expect([...usedChannels].sort()).toEqual(Object.keys(channels).map((id) => `#/channels/${id}`).sort());
+  });
+
+  it('every channel message resolves to a component whose payload $ref is an existing schema file', () => {
+    const schemaDir = join(root, 'topics', 'schemas');
+    const referenced = new Set<string>();
+    for (const [id, channel] of Object.entries(channels)) {
+      for (const [name, message] of Object.entries(channel.messages)) {
+        const component = resolveLocal((message as { $ref: string }).$ref) as { payload?: { $ref?: string } } | undefined;
+        const payloadRef = component?.payload?.$ref;
+        expect(payloadRef, `${id}/${name}`).toMatch(/^\.\/schemas\/[a-z-]+\.schema\.json$/);
+        const file = resolve(dirname(asyncApiPath), payloadRef as string);
+        expect(existsSync(file), file).toBe(true);
+        referenced.add(file);
+      }
+    }
+    // Every schema file is described by the document, either directly or as a shared/definition file.
+    const files = readdirSync(schemaDir).map((f) => join(schemaDir, f));
+    const unreferenced = files.filter((f) => !referenced.has(f)).map((f) => relative(schemaDir, f));
+    expect(unreferenced.sort()).toEqual(['common.schema.json', 'descriptor.schema.json']);
+    expect(doc['components']['messages']['Descriptor']['payload']['$ref']).toBe('./schemas/descriptor.schema.json');
+  });
+});
+
+/** String literal texts ('...', "...", `...`) of a TypeScript source, comments skipped. */
+function stringLiterals(source: string): string[] {
+  const found: string[] = [];
+  let i = 0;
+  while (i < source.length) {
+    const ch = source[i] as string;
+    const next = source[i + 1];
+    if (ch === '/' && next === '/') {
+      i = source.indexOf('\n', i);
+      if (i < 0) break;
+      continue;
+    }
+    if (ch === '/' && next === '*') {
+      const end = source.indexOf('*/', i + 2);
+      i = end < 0 ? source.length : end + 2;
+      continue;
+    }
+    if (ch === "'" || ch === '"' || ch === '`') {
+      let j = i + 1;
+      let text = '';
+      while (j < source.length && source[j] !== ch) {
+        if (source[j] === '\\') {
+          text += source[j + 1] ?? '';
+          j += 2;
+          continue;
+        }
+        if (ch !== '`' && source[j] === '\n') break;
+        text += source[j];
+        j += 1;
+      }
+      found.push(text);
+      i = j + 1;
+      continue;
+    }
+    i += 1;
+  }
+  return found;
+}
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return tsFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+describe('no topic strings outside src/protocol/topics.ts', () => {
+  it('the literal scanner finds literals and skips comments', () => {
+    expect(stringLiterals(`// 'homeclaw/in comment'\nconst a = "homeclaw/x"; /* "no" */ const b = \`t\${1}\`; const c = 'it\\'s';`)).toEqual([
+      'homeclaw/x',
+      't${1}',
+      "it's",
+    ]);
+  });
+
+  it('no file under src/ other than topics.ts has a string literal containing "homeclaw/"', () => {
+    const srcDir = join(root, 'src');
+    const offenders: string[] = [];
+    for (const file of tsFiles(srcDir)) {
+      if (file === join(srcDir, 'protocol', 'topics.ts')) continue;
+      for (const literal of stringLiterals(readFileSync(file, 'utf8'))) {
+        if (literal.includes('homeclaw/')) offenders.push(`${relative(root, file)}: ${JSON.stringify(literal)}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});

@@ -22,6 +22,7 @@ import { MqttLifecycle } from './adapters/mqtt-lifecycle.js';
 import { resolveAdminToken } from './api/admin-token.js';
 import { registerPluginRoutes } from './api/routes/plugins.js';
 import { registerStatusRoutes } from './api/routes/status.js';
+import { registerOpenApiRoute } from './api/routes/openapi.js';
 import { registerAdminRoutes } from './api/routes/admin.js';
 import { registerProfileRoutes } from './api/routes/profiles.js';
 import { SqliteProfileStore, seedProfiles } from './conversation/profile-store.js';
@@ -38,6 +39,7 @@ import { createLogger, type Logger } from './log.js';
 import type { PluginRecord } from './registry/record.js';
 import { TypedEventBus } from './registry/events.js';
 import { Registry } from './registry/registry.js';
+import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 
 export interface CoreContext {
@@ -209,8 +211,13 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     registerAdminRoutes(http.app, { credentials });
     registerProfileRoutes(http.app, { profiles });
     registerSearchRoutes(http.app, { search: retrieval });
-    await registerMessageRoutes(http.app, { engine });
+    await registerMessageRoutes(http.app, {
+      engine,
+      publishReply: (channel, reply) => bus.publish(topics.channelOut(channel), JSON.stringify(reply), { qos: 1 }),
+      onAsyncError: (err, request_id) => log.warn({ err, request_id }, 'async channel reply failed'),
+    });
     registerMcpRoutes(http.app, { registry, dispatcher, log: log.child({ room: 'api', component: 'mcp' }), authorize: http.authorize, findPlugins: findPluginsTool(retrieval) });
+    registerOpenApiRoute(http.app);
     const startedAt = Date.now();
     registerStatusRoutes(http.app, {
       status: () => ({

@@ -1,16 +1,27 @@
 // `npm run bench [-- suite...]`: runs the benchmark suites and prints their tables. Each suite measures
 // its own baseline in the same run and reports ratios, because these machines are noisy.
 import { cpus, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+import { runConversationBench } from './conversation.js';
 import { runCoreBusBench } from './core-bus.js';
+import { runRetrievalQualityBench } from './retrieval-quality.js';
+import { runRetrievalScaleBench } from './retrieval-scale.js';
 
 type Suite = () => Promise<string>;
 
+// `--dataset DIR` points the retrieval suites at other data in the MetaTool layout.
+const datasetFlag = process.argv.indexOf('--dataset');
+const dataset = resolve(datasetFlag >= 0 ? (process.argv[datasetFlag + 1] ?? '') : '../shared/datasets/metatool');
+
 const suites: Record<string, Suite> = {
   core: () => runCoreBusBench(),
+  'retrieval-quality': () => runRetrievalQualityBench(dataset),
+  'retrieval-scale': () => runRetrievalScaleBench(dataset),
+  conversation: () => runConversationBench(),
 };
 
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith('-') && all[i - 1] !== '--dataset');
   const names = wanted.length > 0 ? wanted : Object.keys(suites);
   const unknown = names.filter((n) => !suites[n]);
   if (unknown.length > 0) {

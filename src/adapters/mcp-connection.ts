@@ -241,6 +241,22 @@ export class McpConnection {
     return tools;
   }
 
+  /**
+   * Called when someone else re-registered the plugin (e.g. `homeclaw plugins register` again with a
+   * manifest that names no tools): the server's tools are written back, so a re-registration never
+   * leaves an MCP plugin with only its placeholder capability. A no-op while not connected (the next
+   * connect lists anyway) and when the registry already holds what the server listed.
+   */
+  refreshCapabilities(): void {
+    const session = this.session;
+    if (!session || !this.connected || session.lost || !session.catalog) return;
+    const record = this.deps.registry.get(this.pluginId);
+    if (!record || JSON.stringify(record.descriptor.capabilities) === JSON.stringify(session.catalog.capabilities)) return;
+    this.relist(session).catch((error: unknown) =>
+      this.deps.log.warn({ plugin_id: this.pluginId, err: errorMessage(error) }, 'MCP re-list after re-registration failed'),
+    );
+  }
+
   /** Lists every tool and writes the capabilities into the registry (same owner: the registry replaces). */
   private async relist(session: Session): Promise<void> {
     const tools = await this.listAllTools(session.client);

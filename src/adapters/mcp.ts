@@ -27,6 +27,7 @@ export class McpAdapter implements PluginAdapter {
   private readonly attached = new Map<string, Attached>();
   private readonly backoff: BackoffSettings;
   private readonly log: Logger;
+  private stopFollowingUpdates: (() => void) | undefined;
 
   constructor(private readonly options: McpAdapterOptions) {
     this.backoff = { initial_ms: options.restart_backoff?.initial_ms ?? 500, max_ms: options.restart_backoff?.max_ms ?? 30_000 };
@@ -39,6 +40,7 @@ export class McpAdapter implements PluginAdapter {
    * attempt; a failed one leaves the plugin stale and retrying.
    */
   async attach(record: PluginRecord): Promise<void> {
+    this.followUpdates();
     const pluginId = record.descriptor.id;
     const parsed = readMcpConfig(record.descriptor.config);
     if (!parsed.ok) {
@@ -66,6 +68,16 @@ export class McpAdapter implements PluginAdapter {
     // Not routable until its tools are listed.
     if (record.state === 'online') this.options.registry.setState(pluginId, 'stale', 'connecting to the MCP server');
     await connection.start();
+  }
+
+  /**
+   * A re-registration that keeps the connection settings does not re-attach, but it replaces the
+   * capabilities the server listed; the connection writes them back.
+   */
+  private followUpdates(): void {
+    this.stopFollowingUpdates ??= this.options.registry.events.on('plugin.updated', ({ record }) => {
+      this.attached.get(record.descriptor.id)?.connection.refreshCapabilities();
+    });
   }
 
   async detach(record: PluginRecord): Promise<void> {
@@ -108,6 +120,8 @@ export class McpAdapter implements PluginAdapter {
 
   /** Closes every client and ends every stdio server's process group. */
   async stop(): Promise<void> {
+    this.stopFollowingUpdates?.();
+    this.stopFollowingUpdates = undefined;
     const entries = [...this.attached.values()];
     this.attached.clear();
     await Promise.all(entries.map((entry) => entry.connection.stop()));

@@ -73,13 +73,17 @@ export class MqttLifecycle {
     await this.deps.bus.publish(topic, JSON.stringify(ack), { qos: 1 });
   }
 
-  private async reject(pluginId: string | null, errors: ValidationIssue[], message: IncomingMessage): Promise<void> {
+  /**
+   * replyOnInvalid: answer on the shared _invalid topic even for a valid id, because the sender's
+   * credential may not read that id's ack topic (it claimed an id that is not its own).
+   */
+  private async reject(pluginId: string | null, errors: ValidationIssue[], message: IncomingMessage, replyOnInvalid = false): Promise<void> {
     this.counters.rejected++;
     this.deps.log.warn(
       { plugin_id: pluginId, client: message.publisher?.clientId, errors },
       'plugin registration rejected',
     );
-    const validId = pluginId !== null && isPluginId(pluginId);
+    const validId = pluginId !== null && isPluginId(pluginId) && !replyOnInvalid;
     await this.ack(validId ? pluginId : null, {
       plugin_id: validId ? pluginId : null,
       ok: false,
@@ -99,10 +103,9 @@ export class MqttLifecycle {
     const { epoch, heartbeat_interval_sec, ...descriptorInput } = body;
     const normalized = normalizeDescriptor({ ...descriptorInput, type: 'mqtt' }, { source: 'external', default_type: 'mqtt' });
     if (!normalized.ok) errors.push(...normalized.errors);
-    if (rawId !== null && isPluginId(rawId) && this.deps.mayUsePluginId && !this.deps.mayUsePluginId(message.publisher, rawId)) {
-      errors.push({ path: '/id', message: `this client's credentials do not allow the plugin id "${rawId}"` });
-    }
-    if (errors.length > 0 || !normalized.ok) return this.reject(rawId, dedupe(errors), message);
+    const forbiddenId = rawId !== null && isPluginId(rawId) && this.deps.mayUsePluginId !== undefined && !this.deps.mayUsePluginId(message.publisher, rawId);
+    if (forbiddenId) errors.push({ path: '/id', message: `this client's credentials do not allow the plugin id "${rawId}"` });
+    if (errors.length > 0 || !normalized.ok) return this.reject(rawId, dedupe(errors), message, forbiddenId);
     const descriptor = normalized.descriptor;
     const outcome = this.deps.registry.register({
       descriptor,

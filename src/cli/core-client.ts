@@ -30,8 +30,8 @@ export class CoreClient {
 
   constructor(options: CoreClientOptions = {}) {
     const env = options.env ?? process.env;
-    this.url = (options.url ?? env.HOMECLAW_URL ?? 'http://127.0.0.1:8765').replace(/\/+$/, '');
-    this.token = options.token ?? env.HOMECLAW_ADMIN_TOKEN ?? readTokenFile(env);
+    this.url = (options.url || env.HOMECLAW_URL || 'http://127.0.0.1:8765').replace(/\/+$/, '');
+    this.token = options.token || env.HOMECLAW_ADMIN_TOKEN || readTokenFile(env);
   }
 
   /** Resolves for every HTTP status; rejects only when the Core cannot be reached or answers non-JSON. */

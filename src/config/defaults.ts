@@ -21,12 +21,12 @@ export const DEFAULT_CONFIG: CoreConfig = {
   retrieval: {
     enabled: true,
     top_k: 5,
-    chroma: { url: null, port: 8000, collection: 'homeclaw_plugins' },
+    chroma: { url: null, port: 0, collection: 'homeclaw_plugins' },
     embedder: { kind: 'use-lite', base_url: null, model: null, api_key: null },
     weights: { bm25: 0.3, dense: 0.7 },
     pinned: [],
     force_include: [],
   },
   llm: { base_url: null, model: null, api_key: null, max_rounds: 5, timeout_sec: 60, temperature: 0.2 },
-  conversation: { pending_ttl_sec: 600, no_llm_threshold: 0.5, max_text_bytes: 16_384, profiles_file: null },
+  conversation: { pending_ttl_sec: 600, no_llm_threshold: 1.0, max_text_bytes: 16_384, profiles_file: null },
 };

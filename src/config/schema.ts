@@ -47,6 +47,9 @@ export const CONFIG_SCHEMA = obj({
       type: 'array',
       items: { type: 'object', additionalProperties: false, required: ['pattern', 'plugin_id'], properties: { pattern: str, plugin_id: str } },
     },
+    retry_interval_sec: posNum,
+    dense_candidates: { type: 'integer', minimum: 10, maximum: 10000 },
+    embedder_dimension: posInt,
   }),
   llm: obj({
     base_url: nullableStr,

@@ -59,6 +59,12 @@ export interface RetrievalConfig {
   pinned: string[];
   /** Regex on the user message → plugin id, as in HomeClaw. */
   force_include: { pattern: string; plugin_id: string }[];
+  /** How often a degraded index retries Chroma and the embedder (and a healthy one checks Chroma). */
+  retry_interval_sec?: number;
+  /** Minimum number of Chroma documents fetched per query before fusion. */
+  dense_candidates?: number;
+  /** Dimension of an OpenAI-compatible embedding model, when known in advance. */
+  embedder_dimension?: number;
 }
 
 export interface LlmConfig {

@@ -6,8 +6,9 @@
 //   the question exact (a model paraphrase could drop a value the user must check) and saves latency.
 // - The next message of the session with a pending call is interpreted first: cancel → cleared;
 //   confirm / values → merged, resolver re-run, plugin invoked without another LLM round when ready;
-//   unrelated → the pending call is KEPT until its TTL (the user may come back to it) and the message
-//   takes the normal path. A new question from the normal path replaces it.
+//   unrelated → the pending call is DROPPED and the message takes the normal path: a later bare "yes"
+//   must never confirm values the user last saw several replies ago (a stale address is exactly what
+//   confirmation exists to prevent).
 // - A plugin result with ask_user / missing_parameters becomes a pending call and a question too.
 // - Plugin failures end the turn with a clear message (no post-processing); only mistakes the model can
 //   fix (unknown plugin/capability, bad arguments, invalid parameters) go back to it as tool errors.
@@ -23,6 +24,7 @@ import type { PluginSearchApi, SearchResponse } from '../retrieval/search-api.js
 import type { LlmClient, LlmMessage, LlmToolCall } from './llm-client.js';
 import { describeSuggestions, extractFreeText, chooseNoLlmRoute, usageOf } from './no-llm-router.js';
 import { describeFailure, postProcess } from './post-process.js';
+import { looksLikeCorrectionAttempt } from './reply-interpreter.js';
 import type {
   ParameterResolver,
   PendingCall,
@@ -258,8 +260,24 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
       case 'cancel':
         clearPending(turn.key);
         return { text: 'Cancelled.', kind: 'answer', plugin_id: pending.plugin_id, capability_id: pending.capability_id };
-      case 'unrelated':
-        return undefined;
+      case 'unrelated': {
+        if (!looksLikeCorrectionAttempt(turn.text)) {
+          clearPending(turn.key);
+          deps.log.info({ plugin_id: pending.plugin_id, capability_id: pending.capability_id }, 'pending call dropped: the user moved on');
+          return undefined;
+        }
+        // Ambiguous correction ("actually use 456 Oak Ave" while both address and phone await
+        // confirmation): ask which value it is, keeping the call pending, rather than dropping the
+        // correction and leaving the stale values one "yes" away from being used.
+        const names = unique([...pending.uncertain, ...pending.missing]);
+        const example = names.map((name) => `${name}="..."`).join(', ');
+        return {
+          text: `I could not tell which value to change. Please name it (e.g. ${example}), or reply "cancel". ${pending.question}`,
+          kind: 'question',
+          plugin_id: pending.plugin_id,
+          capability_id: pending.capability_id,
+        };
+      }
       case 'confirm': {
         const explicit = { ...pending.explicit, ...interpretation.values };
         const confirmed = unique([...pending.confirmed, ...pending.uncertain]);

@@ -1,5 +1,18 @@
-// Routing without an LLM: the top retrieved capability takes the message when its score clears the
+// Routing without an LLM: the top retrieved capability takes the message when its evidence clears the
 // threshold; a modest extractor may fill ONE required free-text parameter from the message.
+//
+// Which score is compared (calibrated on the shipped built-ins, see the report of issue 5): the fused
+// `hit.score` is NOT usable. In hybrid mode it is a per-query z-score, relative to the other candidates,
+// so the best of several bad matches still scores high ("good night" → buy 1.19, "thanks" → notes 1.13,
+// while "is it sunny in Rome" → weather 1.38); in BM25-only mode it is a raw BM25 score. Absolute
+// evidence is used instead, on the same scale in both modes:
+// - the top hit's raw BM25 score (`bm25_score`) must reach `threshold` (config no_llm_threshold): every
+//   everyday request to a built-in scored ≥ 1.10, every unrelated message 0 except "tell me a joke"
+//   (1.63 on "tell", a word of the time plugin's examples);
+// - in hybrid mode its dense cosine similarity (`dense_score`, USE-lite) must also reach
+//   NO_LLM_MIN_DENSE: requests scored 0.44–1.00 (one outlier 0.33), unrelated messages 0.29–0.53 with
+//   zero lexical evidence, "tell me a joke" 0.30 — so the joke is no longer sent to the time plugin.
+// Hits without a bm25_score (other PluginSearchApi implementations) fall back to `score`.
 //
 // Extractor limits (by design, documented for users): it only fills a capability's single required
 // string parameter that nothing else can fill (no profile_key, config_key, system_key or default); it
@@ -21,9 +34,19 @@ const LEADING_FILLER = new Set([
 ]);
 const TRAILING_FILLER = new Set(['please', 'thanks', 'thank', 'you', 'today', 'tomorrow', 'now', 'tonight', 'for', 'me', 'us']);
 
-export function chooseNoLlmRoute(response: SearchResponse, threshold: number): NoLlmDecision {
+/** Minimum dense cosine similarity of the top hit in hybrid mode (USE-lite scale). */
+export const NO_LLM_MIN_DENSE = 0.4;
+
+/** Whether a hit carries enough absolute evidence to take a message without an LLM. */
+export function clearsNoLlmThreshold(hit: PluginHit, threshold: number, minDense: number = NO_LLM_MIN_DENSE): boolean {
+  const lexical = hit.bm25_score ?? hit.score;
+  if (!(lexical >= threshold)) return false;
+  return hit.dense_score === undefined || hit.dense_score >= minDense;
+}
+
+export function chooseNoLlmRoute(response: SearchResponse, threshold: number, minDense: number = NO_LLM_MIN_DENSE): NoLlmDecision {
   const top = response.hits[0];
-  if (!top || top.score < threshold) return { kind: 'suggest', hits: response.hits };
+  if (!top || !clearsNoLlmThreshold(top, threshold, minDense)) return { kind: 'suggest', hits: response.hits };
   const capabilities = top.record.descriptor.capabilities;
   const capabilityId = top.capabilities[0]?.capability_id;
   const capability = capabilities.find((c) => c.id === capabilityId) ?? capabilities[0];

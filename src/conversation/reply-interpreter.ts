@@ -215,6 +215,22 @@ function parseUnkeyed(text: string, pending: PendingCall): JsonObject | undefine
   return values;
 }
 
+/** Words that open a correction ("actually use …", "instead …", "it should be …"). */
+const CORRECTION_ATTEMPT =
+  /^(?:(?:actually|instead|correction|sorry|oops|wait)\b|(?:please\s+)?(?:use|make\s+it|change\s+(?:it|that)\s+to|it\s+should\s+be|send\s+(?:it\s+)?to|deliver\s+(?:it\s+)?to)\s)/i;
+
+/**
+ * True when a reply the interpreter could not read still opens like a correction of the pending values.
+ * The engine then asks which value to change instead of taking the normal path: leaving the old values
+ * pending after the user tried to correct them would let a later "yes" place an order on a stale address.
+ */
+export function looksLikeCorrectionAttempt(text: string): boolean {
+  const normalized = text.replace(/\s+/g, ' ').trim();
+  if (normalized.length > MAX_REPLY_CHARS || !CORRECTION_ATTEMPT.test(normalized)) return false;
+  const body = normalized.replace(CORRECTION_LEAD, '');
+  return body.trim() !== '' && !looksLikeRequest(body);
+}
+
 export class PatternReplyInterpreter implements ReplyInterpreter {
   private readonly patterns = new WeakMap<CapabilitySpec, KeyPattern>();
 

@@ -1,22 +1,18 @@
 // The production path: tsc output in dist/, loaded by plain Node (no TypeScript-aware loader).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../helpers/build.js';
 
 const root = resolve('.');
 let dataDir: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'hc-compiled-'));
-  // tsc emits even when files of other rooms have type errors; our outputs are what matter here.
-  try {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: root, stdio: 'pipe' });
-  } catch {
-    /* type errors elsewhere do not stop the emit */
-  }
-}, 120_000);
+  await ensureBuilt();
+}, 180_000);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('built-in plugins compiled to dist/ and loaded by plain Node', () => {

@@ -152,15 +152,15 @@ describe('pending calls', () => {
     expect(h.dispatcher.calls).toHaveLength(0);
   });
 
-  it('an unrelated message keeps the pending call: the next "yes" still confirms it', async () => {
+  it('an unrelated message drops the pending call: a later "yes" confirms nothing', async () => {
     const h = await start([buyDescriptor(), timeDescriptor]);
     h.profiles.set('hal', { name: 'John', address: '123 Main St', phone: '555-0000' });
-    h.llm!.push(route('buy', { item: 'milk' }), { text: 'It is sunny.' });
+    h.llm!.push(route('buy', { item: 'milk' }), { text: 'It is sunny.' }, { text: 'Yes to what?' });
     const user = await h.user('hal');
     expect((await user.say('Buy milk')).kind).toBe('question');
     expect(await user.say('how are you doing today?')).toMatchObject({ text: 'It is sunny.' });
-    expect((await user.say('yes')).kind).toBe('answer');
-    expect(h.dispatcher.calls).toHaveLength(1);
+    expect(await user.say('yes')).toMatchObject({ text: 'Yes to what?' });
+    expect(h.dispatcher.calls).toHaveLength(0);
   });
 
   it('a plugin result with ask_user / missing_parameters becomes a question and the answer re-invokes', async () => {

@@ -44,3 +44,47 @@ describe('POST /api/messages', () => {
     expect(seen).toHaveLength(0);
   });
 });
+
+describe('POST /api/messages with "async": true', () => {
+  it('answers 202 {request_id} at once and publishes the reply through publishReply', async () => {
+    const published: { channel: string; reply: { request_id: string; text: string } }[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slowEngine: ConversationEngine = {
+      async handleMessage(message) {
+        await gate;
+        return { request_id: message.request_id ?? 'missing', user_id: message.user_id, text: `echo ${message.text}`, kind: 'answer' };
+      },
+    };
+    app = Fastify();
+    await registerMessageRoutes(app, { engine: slowEngine, publishReply: async (channel, reply) => void published.push({ channel, reply }) });
+    const res = await app.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', text: 'hi', async: true } });
+    expect(res.statusCode).toBe(202);
+    const { request_id } = res.json() as { request_id: string };
+    expect(request_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(published).toHaveLength(0); // answered before the engine finished
+    release();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(published).toEqual([{ channel: 'web', reply: { request_id, user_id: 'ann', text: 'echo hi', kind: 'answer' } }]);
+  });
+
+  it('keeps a request_id the client chose', async () => {
+    const published: string[] = [];
+    app = Fastify();
+    await registerMessageRoutes(app, { engine, publishReply: async (_channel, reply) => void published.push(reply.request_id) });
+    const res = await app.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', text: 'hi', async: true, request_id: 'mine-1' } });
+    expect(res.json()).toMatchObject({ request_id: 'mine-1' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(published).toEqual(['mine-1']);
+  });
+
+  it('400 when async is not a boolean, or when no publisher is wired', async () => {
+    const server = await build();
+    const bad = await server.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', text: 'hi', async: 'yes' } });
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.json())).toContain('async must be a boolean');
+    const unwired = await server.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', text: 'hi', async: true } });
+    expect(unwired.statusCode).toBe(400);
+    expect(seen).toHaveLength(0);
+  });
+});

@@ -28,7 +28,8 @@ export interface TestCoreOptions {
 }
 
 export function testConfig(dataDir: string, options: TestCoreOptions = {}): CoreConfig {
-  const pluginsDir = options.pluginsDir ?? mkdtempSync(join(tmpdir(), 'homeclaw-plugins-'));
+  // Inside the data dir, so cleanup() removes it with everything else.
+  const pluginsDir = options.pluginsDir ?? mkdtempSync(join(dataDir, 'plugins-'));
   const overrides = options.overrides ?? {};
   const loaded = loadConfig({
     env: {},

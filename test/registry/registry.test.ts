@@ -22,7 +22,9 @@ function setup(db = new Database(':memory:')) {
   const events = new TypedEventBus(log);
   const seen: string[] = [];
   for (const name of ['plugin.registered', 'plugin.updated', 'plugin.removed', 'plugin.health'] as RegistryEventName[]) {
-    events.on(name, (payload) => seen.push(`${name}:${payload.record.descriptor.id}`));
+    events.on(name, (payload) => {
+      seen.push(`${name}:${payload.record.descriptor.id}`);
+    });
   }
   return { db, events, seen, registry: new Registry({ db, events, log }) };
 }

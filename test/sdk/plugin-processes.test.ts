@@ -1,10 +1,9 @@
 // Plugins in their own processes: the compiled SDK (will on kill, graceful stop, the Node example),
 // the Python example on paho-mqtt and the shell example on mosquitto_sub/mosquitto_pub.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../helpers/build.js';
 import { topics } from '../../src/protocol/topics.js';
 import type { PluginStatusMessage, RegisterMessage } from '../../src/protocol/types.js';
 import { normalizeDescriptor } from '../../src/protocol/descriptor/normalize.js';
@@ -22,9 +21,8 @@ let core: FakeCore;
 const children: ChildPlugin[] = [];
 
 beforeAll(async () => {
-  // The child processes import the compiled SDK: build it. tsc exits non-zero while other rooms are
-  // mid-work, yet still emits; what matters is that the SDK entry exists afterwards.
-  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: repo, timeout: 110_000 }).catch(() => undefined);
+  // The child processes import the compiled SDK.
+  await ensureBuilt();
   if (!existsSync(at('dist/src/sdk/index.js'))) throw new Error('dist/src/sdk/index.js was not built');
   broker = await startTestBroker();
   core = await FakeCore.start(broker.url);

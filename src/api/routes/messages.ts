@@ -1,11 +1,17 @@
-// POST /api/messages: a user message over HTTP, answered with the reply (same shape as on MQTT).
+// POST /api/messages: a user message over HTTP, answered with the reply (same shape as on MQTT), or,
+// with "async": true, accepted at once (202 {request_id}) and answered on the channel's MQTT out topic.
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ConversationEngine } from '../../conversation/engine.js';
 import { explainBadId, isChannelId, isRequestId } from '../../protocol/ids.js';
-import type { ValidationIssue } from '../../protocol/types.js';
+import type { ChannelMessageOut, ValidationIssue } from '../../protocol/types.js';
 
 export interface MessageRoutesOptions {
   engine: ConversationEngine;
+  /** Publishes a reply on topics.channelOut(channel); without it "async": true is refused. */
+  publishReply?: (channel: string, reply: ChannelMessageOut) => Promise<void>;
+  /** Logs a failed asynchronous delivery (the HTTP request has already been answered). */
+  onAsyncError?: (error: unknown, requestId: string) => void;
 }
 
 interface MessageBody {
@@ -17,10 +23,11 @@ interface MessageBody {
   user_name?: string;
   timezone?: string;
   location?: string;
+  async?: boolean;
 }
 
 const OPTIONAL_STRINGS = ['session_id', 'user_name', 'timezone', 'location'] as const;
-const KNOWN_FIELDS = new Set(['channel', 'user_id', 'session_id', 'text', 'request_id', 'user_name', 'timezone', 'location']);
+const KNOWN_FIELDS = new Set(['channel', 'user_id', 'session_id', 'text', 'request_id', 'user_name', 'timezone', 'location', 'async']);
 
 /** Every problem of the body at once, so a client fixes them in one go. */
 export function checkMessageBody(body: unknown): { ok: true; value: MessageBody } | { ok: false; errors: ValidationIssue[] } {
@@ -39,6 +46,7 @@ export function checkMessageBody(body: unknown): { ok: true; value: MessageBody 
   for (const field of OPTIONAL_STRINGS) {
     if (value[field] !== undefined && typeof value[field] !== 'string') errors.push({ path: `/${field}`, message: `${field} must be a string` });
   }
+  if (value.async !== undefined && typeof value.async !== 'boolean') errors.push({ path: '/async', message: 'async must be a boolean' });
   for (const field of Object.keys(value)) {
     if (!KNOWN_FIELDS.has(field)) errors.push({ path: `/${field}`, message: `unknown field "${field}"` });
   }
@@ -51,16 +59,29 @@ export async function registerMessageRoutes(app: FastifyInstance, options: Messa
     const checked = checkMessageBody(request.body);
     if (!checked.ok) return reply.code(400).send({ error: 'invalid_request', errors: checked.errors });
     const body = checked.value;
-    const out = await options.engine.handleMessage({
+    if (body.async === true && !options.publishReply) {
+      return reply.code(400).send({ error: 'invalid_request', errors: [{ path: '/async', message: 'asynchronous replies are not available: no MQTT channel publisher' }] });
+    }
+    // An async client needs the request_id up front to match the MQTT reply, so the route picks it.
+    const request_id = body.async === true ? (body.request_id ?? randomUUID()) : body.request_id;
+    const answer = options.engine.handleMessage({
       channel: body.channel,
       user_id: body.user_id,
       text: body.text,
+      ...(request_id !== undefined ? { request_id } : {}),
       ...(body.session_id !== undefined ? { session_id: body.session_id } : {}),
-      ...(body.request_id !== undefined ? { request_id: body.request_id } : {}),
       ...(body.user_name !== undefined ? { user_name: body.user_name } : {}),
       ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
       ...(body.location !== undefined ? { location: body.location } : {}),
     });
-    return reply.code(200).send(out);
+    if (body.async === true && options.publishReply) {
+      const publish = options.publishReply;
+      // The engine never rejects; a failed publish is logged, the client already has its request_id.
+      void answer
+        .then((out) => publish(body.channel, out))
+        .catch((error: unknown) => options.onAsyncError?.(error, request_id as string));
+      return reply.code(202).send({ request_id, channel: body.channel, user_id: body.user_id });
+    }
+    return reply.code(200).send(await answer);
   });
 }

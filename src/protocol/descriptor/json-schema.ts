@@ -31,6 +31,9 @@ export function parameterSchema(parameter: ParameterSpec): JsonObject {
 /** A copy of a full input schema limited to the kept properties (required list filtered to match). */
 function restrictSchema(schema: JsonObject, keep: Set<string> | undefined): JsonObject {
   const copy = structuredClone(schema);
+  // Descriptors stored before the normalizer dropped it may still carry a draft-07 tag, which the
+  // 2020-12 validator refuses to compile; every schema here is read as 2020-12.
+  delete copy['$schema'];
   if (!keep) return copy;
   const properties = copy['properties'];
   if (typeof properties === 'object' && properties !== null && !Array.isArray(properties)) {

@@ -62,6 +62,9 @@ export function toFullObjectSchema(value: unknown, path: string, issues: IssueLi
       return undefined;
     }
     const schema = toJsonObject(value);
+    // The dialect tag (often draft-07 from zod-built tools) is dropped: the Core validates every schema
+    // as draft 2020-12, whose ajv refuses to compile a schema that names another meta-schema.
+    delete schema['$schema'];
     schema['type'] = 'object';
     let rewritten = false;
     if (isPlainObject(schema['properties'])) {

@@ -22,6 +22,7 @@ import { MqttLifecycle } from './adapters/mqtt-lifecycle.js';
 import { resolveAdminToken } from './api/admin-token.js';
 import { registerPluginRoutes } from './api/routes/plugins.js';
 import { registerStatusRoutes } from './api/routes/status.js';
+import { startEventFeed, type EventFeed } from './api/event-feed.js';
 import { registerOpenApiRoute } from './api/routes/openapi.js';
 import { registerAdminRoutes } from './api/routes/admin.js';
 import { registerProfileRoutes } from './api/routes/profiles.js';
@@ -117,7 +118,15 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
 
     // The dispatcher is created before the broker because the broker's ACL asks it who a request went to.
     const adapters = new Map<string, PluginAdapter>();
-    const dispatcher = new Dispatcher({ registry, adapters: [], config: config.dispatch, log: log.child({ room: 'dispatch' }) });
+    // The event feed needs the bus, which needs the dispatcher (ACL): the late binding breaks the cycle.
+    let eventFeed: EventFeed | undefined;
+    const dispatcher = new Dispatcher({
+      registry,
+      adapters: [],
+      config: config.dispatch,
+      log: log.child({ room: 'dispatch' }),
+      onFinished: (record) => eventFeed?.invocationFinished(record),
+    });
     started.push({ name: 'dispatcher', stop: () => dispatcher.stop() });
 
     const created = await createBus({
@@ -132,6 +141,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     started.push({ name: 'bus', stop: () => created.close() });
     if (broker) log.info({ host: broker.host, port: broker.tcpPort, ws_port: broker.wsPort }, 'embedded MQTT broker listening');
     else log.info({ url: redactUrl(config.broker.url ?? '') }, 'connected to external MQTT broker');
+
+    eventFeed = startEventFeed({ bus, registry, log });
+    started.push({ name: 'event-feed', stop: () => eventFeed?.stop() });
 
     const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });
     await mqttAdapter.start();

@@ -86,28 +86,28 @@ async function waitOnline(core: RunningCore, id: string, timeoutMs = 20_000): Pr
   }
 }
 
-/** Alternating rounds so drift on a noisy machine hits both sides alike; returns merged stats. */
-async function sideBySide(a: () => Promise<void>, b: () => Promise<void>, total: number, rounds = 4): Promise<[LatencyStats, LatencyStats]> {
-  const runs: [LatencyStats[], LatencyStats[]] = [[], []];
-  const per = Math.max(1, Math.floor(total / rounds));
-  for (let i = 0; i < rounds; i++) {
-    runs[0].push(await measure(a, per, 1));
-    runs[1].push(await measure(b, per, 1));
+/**
+ * The two sides alternate call by call, so the drift of a noisy machine (other processes, GC, CPU
+ * frequency) hits both alike; sequential calls, one in flight.
+ */
+async function sideBySide(a: () => Promise<void>, b: () => Promise<void>, total: number): Promise<[LatencyStats, LatencyStats]> {
+  const samples: [number[], number[]] = [[], []];
+  const sides = [a, b] as const;
+  const begin = performance.now();
+  for (let i = 0; i < total; i++) {
+    for (const side of [0, 1] as const) {
+      const t0 = performance.now();
+      await sides[side]();
+      samples[side].push(performance.now() - t0);
+    }
   }
-  const merge = (stats: LatencyStats[]): LatencyStats => {
-    // measure() returns percentiles only; the median of round medians is robust enough here.
-    const p50s = stats.map((s) => s.p50).sort((x, y) => x - y);
-    const p99s = stats.map((s) => s.p99).sort((x, y) => x - y);
-    const count = stats.reduce((s, x) => s + x.count, 0);
-    return {
-      count,
-      p50: percentile(p50s, 50),
-      p99: percentile(p99s, 50),
-      mean: stats.reduce((s, x) => s + x.mean * x.count, 0) / count,
-      throughput: stats.reduce((s, x) => s + x.throughput, 0) / stats.length,
-    };
+  const elapsed = performance.now() - begin;
+  const stats = (latencies: number[]): LatencyStats => {
+    latencies.sort((x, y) => x - y);
+    const sum = latencies.reduce((s, x) => s + x, 0);
+    return { count: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), mean: sum / latencies.length, throughput: (latencies.length / elapsed) * 1000 };
   };
-  return [merge(runs[0]), merge(runs[1])];
+  return [stats(samples[0]), stats(samples[1])];
 }
 
 export async function runAdaptersBench(options: AdaptersBenchOptions = {}): Promise<string> {

@@ -2,6 +2,7 @@
 // its own baseline in the same run and reports ratios, because these machines are noisy.
 import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
+import { runAdaptersBench } from './adapters.js';
 import { runConversationBench } from './conversation.js';
 import { runCoreBusBench } from './core-bus.js';
 import { runRetrievalQualityBench } from './retrieval-quality.js';
@@ -15,6 +16,7 @@ const dataset = resolve(datasetFlag >= 0 ? (process.argv[datasetFlag + 1] ?? '')
 
 const suites: Record<string, Suite> = {
   core: () => runCoreBusBench(),
+  adapters: () => runAdaptersBench(),
   'retrieval-quality': () => runRetrievalQualityBench(dataset),
   'retrieval-scale': () => runRetrievalScaleBench(dataset),
   conversation: () => runConversationBench(),

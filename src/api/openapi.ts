@@ -232,15 +232,6 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         { type: 'object', required: ['channel'], properties: { channel: protocolRef('common', '/$defs/channel_id') } },
       ],
     },
-    MessageValidationError: {
-      type: 'object',
-      description: 'POST /api/messages refuses a bad body with every problem listed.',
-      required: ['error', 'errors'],
-      properties: {
-        error: { const: 'invalid_request' },
-        errors: { type: 'array', items: protocolRef('common', '/$defs/validation_issue') },
-      },
-    },
     CredentialRequest: {
       type: 'object',
       required: ['name', 'role'],
@@ -453,7 +444,7 @@ function paths(): JsonObject {
         requestBody: body(ref('MessageRequest')),
         responses: {
           '200': ok('The reply, the same payload as on the channel out topic.', protocolRef('channel-message-out')),
-          '400': ok('The body is invalid.', ref('MessageValidationError')),
+          '400': ok('The body is invalid.', ref('ErrorBody')),
           '401': error('Unauthorized'),
         },
       }),

@@ -10,12 +10,25 @@ import type { RegistryApi } from '../registry/registry-api.js';
 import type { DispatcherApi, InvokeOptions } from './dispatcher-api.js';
 import { ParamValidator } from './param-validator.js';
 
+/** What observers learn about each finished invocation (no parameters: they may hold personal data). */
+export interface InvocationRecord {
+  request_id: string;
+  plugin_id: string;
+  capability_id: string;
+  success: boolean;
+  error_code?: ErrorCode;
+  duration_ms: number;
+  [key: string]: string | number | boolean | undefined;
+}
+
 export interface DispatcherDeps {
   registry: RegistryApi;
   adapters: PluginAdapter[];
   config: DispatchConfig;
   log: Logger;
   now?: () => number;
+  /** Called once per invocation that reached a plugin's queue, after it ended. */
+  onFinished?: (record: InvocationRecord) => void;
 }
 
 interface InFlight {
@@ -157,6 +170,7 @@ export class Dispatcher implements DispatcherApi {
     const log = this.deps.log;
     return new Promise<PluginResult>((resolve) => {
       let settled = false;
+      const startedAt = this.now();
       const settle = (result: PluginResult, code?: ErrorCode): void => {
         if (settled) return;
         settled = true;
@@ -166,6 +180,18 @@ export class Dispatcher implements DispatcherApi {
         else if (code === 'timeout') this.stats.timed_out++;
         else this.stats.failed++;
         resolve(result);
+        try {
+          this.deps.onFinished?.({
+            request_id,
+            plugin_id,
+            capability_id: request.capability_id,
+            success: result.success,
+            ...(result.error_code ? { error_code: result.error_code } : {}),
+            duration_ms: this.now() - startedAt,
+          });
+        } catch (err) {
+          log.error({ err }, 'invocation observer failed');
+        }
       };
       const abort = (error_code: ErrorCode, error: string): void => {
         if (settled) return;

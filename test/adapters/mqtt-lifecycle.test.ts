@@ -91,6 +91,12 @@ describe('Core over MQTT', () => {
     expect(res.body).toMatchObject({ success: true, text: '42', data: 42, plugin_id: 'calc' });
     expect(invocations.at(-1)).toMatchObject({ capability_id: 'add', parameters: { a: 2, b: 40 } });
     expect(invocations.at(-1)?.deadline).toBeGreaterThan(Date.now());
+    // Dashboards see both on the events topics; parameters (possibly personal) are not in the feed.
+    const registered = await observer.waitFor(topics.events('registry'), (m) => m.json<{ plugin_id?: string }>().plugin_id === 'calc');
+    expect(registered.json()).toMatchObject({ type: 'plugin.registered', state: 'online' });
+    const finished = await observer.waitFor(topics.events('invocation'), (m) => m.json<{ request_id?: string }>().request_id === res.body.request_id);
+    expect(finished.json()).toMatchObject({ type: 'invocation.finished', plugin_id: 'calc', capability_id: 'add', success: true });
+    expect(finished.json()).not.toHaveProperty('parameters');
     await client.end(true);
   });
 

@@ -37,7 +37,7 @@ describe('POST /api/messages', () => {
     const server = await build();
     const res = await server.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'Bad/Name', user_id: '', text: 5, extra: true } });
     expect(res.statusCode).toBe(400);
-    const paths = (res.json() as { errors: { path: string }[] }).errors.map((e) => e.path).sort();
+    const paths = (res.json() as { problems: { path: string }[] }).problems.map((e) => e.path).sort();
     expect(paths).toEqual(['/channel', '/extra', '/text', '/user_id']);
     const notObject = await server.inject({ method: 'POST', url: '/api/messages', payload: [1, 2] });
     expect(notObject.statusCode).toBe(400);

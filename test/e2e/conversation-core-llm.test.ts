@@ -408,9 +408,9 @@ describe('bad input on the real Core', () => {
     await client.subscribe('homeclaw/channels/+/out');
     await client.publish('homeclaw/channels/Bad Channel!/in', { user_id: 'lee', text: 'hi', request_id: 'bad-channel-1' });
     expect(await client.quiet('homeclaw/channels/+/out', 400, (m) => m.payload.toString().includes('bad-channel-1'))).toBe(true);
-    const http = await core.api<{ errors: { path: string }[] }>('POST', '/api/messages', { channel: 'Bad Channel!', user_id: 'lee', text: 'hi' });
+    const http = await core.api<{ problems: { path: string }[] }>('POST', '/api/messages', { channel: 'Bad Channel!', user_id: 'lee', text: 'hi' });
     expect(http.status).toBe(400);
-    expect(http.body.errors.map((e) => e.path)).toContain('/channel');
+    expect(http.body.problems.map((e) => e.path)).toContain('/channel');
   });
 
   it('a tool call naming an unknown plugin or capability goes back to the model as an error; nothing invoked', async () => {

@@ -2,6 +2,7 @@
 // with "async": true, accepted at once (202 {request_id}) and answered on the channel's MQTT out topic.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { sendError } from '../errors.js';
 import type { ConversationEngine } from '../../conversation/engine.js';
 import { explainBadId, isChannelId, isRequestId } from '../../protocol/ids.js';
 import type { ChannelMessageOut, ValidationIssue } from '../../protocol/types.js';
@@ -57,10 +58,12 @@ export function checkMessageBody(body: unknown): { ok: true; value: MessageBody 
 export async function registerMessageRoutes(app: FastifyInstance, options: MessageRoutesOptions): Promise<void> {
   app.post('/api/messages', async (request, reply) => {
     const checked = checkMessageBody(request.body);
-    if (!checked.ok) return reply.code(400).send({ error: 'invalid_request', errors: checked.errors });
+    if (!checked.ok) return sendError(reply, 400, 'invalid message', checked.errors);
     const body = checked.value;
     if (body.async === true && !options.publishReply) {
-      return reply.code(400).send({ error: 'invalid_request', errors: [{ path: '/async', message: 'asynchronous replies are not available: no MQTT channel publisher' }] });
+      return sendError(reply, 400, 'asynchronous replies are not available: no MQTT channel publisher', [
+        { path: '/async', message: 'asynchronous replies are not available: no MQTT channel publisher' },
+      ]);
     }
     // An async client needs the request_id up front to match the MQTT reply, so the route picks it.
     const request_id = body.async === true ? (body.request_id ?? randomUUID()) : body.request_id;

@@ -9,7 +9,7 @@ import { normalizeDescriptor } from '../protocol/descriptor/normalize.js';
 import { explainBadId, isPluginId } from '../protocol/ids.js';
 import { filters, parseTopic, topics } from '../protocol/topics.js';
 import type { RegistrationAck, ValidationIssue } from '../protocol/types.js';
-import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
+import { dedupeIssues, parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 
 export interface MqttLifecycleDeps {
@@ -105,7 +105,7 @@ export class MqttLifecycle {
     if (!normalized.ok) errors.push(...normalized.errors);
     const forbiddenId = rawId !== null && isPluginId(rawId) && this.deps.mayUsePluginId !== undefined && !this.deps.mayUsePluginId(message.publisher, rawId);
     if (forbiddenId) errors.push({ path: '/id', message: `this client's credentials do not allow the plugin id "${rawId}"` });
-    if (errors.length > 0 || !normalized.ok) return this.reject(rawId, dedupe(errors), message, forbiddenId);
+    if (errors.length > 0 || !normalized.ok) return this.reject(rawId, dedupeIssues(errors), message, forbiddenId);
     const descriptor = normalized.descriptor;
     const outcome = this.deps.registry.register({
       descriptor,
@@ -220,14 +220,4 @@ export class MqttLifecycle {
       }
     }
   }
-}
-
-function dedupe(errors: ValidationIssue[]): ValidationIssue[] {
-  const seen = new Set<string>();
-  return errors.filter((e) => {
-    const key = `${e.path}|${e.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }

@@ -94,3 +94,14 @@ function ajvErrorToIssue(error: ErrorObject): ValidationIssue {
 export function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
+
+/** The same problem reported by two checks (envelope and descriptor) is listed once. */
+export function dedupeIssues(issues: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((issue) => {
+    const key = `${issue.path}|${issue.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

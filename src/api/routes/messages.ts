@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from '../errors.js';
-import type { ConversationEngine } from '../../conversation/engine.js';
+import type { ConversationEngine, UserMessage } from '../../conversation/engine.js';
 import { explainBadId, isChannelId, isRequestId } from '../../protocol/ids.js';
 import type { ChannelMessageOut, ValidationIssue } from '../../protocol/types.js';
 
@@ -15,17 +15,8 @@ export interface MessageRoutesOptions {
   onAsyncError?: (error: unknown, requestId: string) => void;
 }
 
-interface MessageBody {
-  channel: string;
-  user_id: string;
-  session_id?: string;
-  text: string;
-  request_id?: string;
-  user_name?: string;
-  timezone?: string;
-  location?: string;
-  async?: boolean;
-}
+/** A user message as the engine takes it, plus the HTTP-only choice of an asynchronous reply. */
+type MessageBody = UserMessage & { async?: boolean };
 
 const OPTIONAL_STRINGS = ['session_id', 'user_name', 'timezone', 'location'] as const;
 const KNOWN_FIELDS = new Set(['channel', 'user_id', 'session_id', 'text', 'request_id', 'user_name', 'timezone', 'location', 'async']);

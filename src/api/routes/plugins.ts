@@ -7,6 +7,7 @@ import { explainBadId, isPluginId } from '../../protocol/ids.js';
 import type { ErrorCode, JsonObject, ValidationIssue } from '../../protocol/types.js';
 import type { PluginRecord } from '../../registry/record.js';
 import type { RegistryApi } from '../../registry/registry-api.js';
+import { dedupeIssues } from '../../protocol/validate.js';
 import { sendError } from '../errors.js';
 import { canonicalView, forgeSyteView, summaryView } from '../plugin-views.js';
 
@@ -65,7 +66,7 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     if (!normalized.ok) problems.push(...normalized.errors);
     if (problems.length > 0 || !normalized.ok) {
       request.log.info({ problems }, 'plugin registration refused');
-      return sendError(reply, 400, 'invalid plugin descriptor', dedupe(problems));
+      return sendError(reply, 400, 'invalid plugin descriptor', dedupeIssues(problems));
     }
     const outcome = registry.register({ descriptor: normalized.descriptor, owner: 'api' });
     if (!outcome.ok) return sendError(reply, 409, outcome.errors.map((e) => e.message).join('; '), outcome.errors);
@@ -105,15 +106,5 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     });
     const status = result.success ? 200 : STATUS_BY_CODE[result.error_code ?? 'plugin_error'];
     return reply.code(status).send(result);
-  });
-}
-
-function dedupe(problems: ValidationIssue[]): ValidationIssue[] {
-  const seen = new Set<string>();
-  return problems.filter((p) => {
-    const key = `${p.path}|${p.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
   });
 }

@@ -11,6 +11,9 @@ describe('tokenize', () => {
     expect(tokenize('明天 下雨 Zürich 🌧️')).toEqual(['明天', '下雨', 'zürich']);
     expect(tokenize('   ')).toEqual([]);
     expect(splitIdentifier('get_weatherForecast')).toBe('get weather Forecast');
+    // camelCase / PascalCase split on both sides, so a query naming "FinanceNews" meets "finance news".
+    expect(tokenize('FinanceNews HTTPServer mp3')).toEqual(tokenize('finance news HTTP server mp3'));
+    expect(tokenize('FinanceNews')).toEqual(['financ', 'new']);
   });
 });
 

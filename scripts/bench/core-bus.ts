@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
 import { startCore, type RunningCore } from '../../src/main.js';
 import { startMosquitto } from '../../test/helpers/mosquitto.js';
-import { markdownTable, measure, ratio, type LatencyStats } from './stats.js';
+import { markdownTable, measure, measurePair, ratio } from './stats.js';
 
 const fixtures = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'scripts', 'bench', 'fixtures');
 
@@ -45,10 +45,15 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Requests through a broker to the bare echo, correlated by id, QoS 1. */
-async function bareRoundTrip(url: string, total: number, concurrency: number): Promise<LatencyStats> {
+interface Path {
+  op: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+/** Requests through a broker to the bare echo (another process), correlated by id, QoS 1. */
+async function barePath(url: string): Promise<Path> {
   const echo = await spawnReady([join(fixtures, 'bare-echo.mjs'), url]);
-  const client = await mqtt.connectAsync(url, { protocolVersion: 4, clientId: `bench-requester-${process.pid}` });
+  const client = await mqtt.connectAsync(url, { protocolVersion: 4, clientId: `bench-requester-${process.pid}-${Date.now()}` });
   (client.stream as { setNoDelay?: (v: boolean) => void }).setNoDelay?.(true);
   await client.subscribeAsync('bench/res/+', { qos: 1 });
   const waiting = new Map<string, () => void>();
@@ -63,23 +68,38 @@ async function bareRoundTrip(url: string, total: number, concurrency: number): P
       });
       client.publish(`bench/req/${id}`, JSON.stringify({ text: 'ping' }), { qos: 1 });
     });
-  await measure(op, 200, 8); // warm-up
-  const stats = await measure(op, total, concurrency);
-  await client.endAsync(true);
-  await stopChild(echo.child);
-  return stats;
+  return {
+    op,
+    close: async () => {
+      await client.endAsync(true);
+      await stopChild(echo.child);
+    },
+  };
 }
 
-async function coreRoundTrip(core: RunningCore, url: string, total: number, concurrency: number): Promise<LatencyStats> {
+/** The Core's dispatcher invoking an SDK echo plugin in another process. */
+async function corePath(core: RunningCore, url: string): Promise<Path> {
   const plugin = await spawnReady([join(fixtures, 'echo-plugins.mjs'), url, '1']);
   const op = async (): Promise<void> => {
     const result = await core.ctx.dispatcher.invoke({ plugin_id: 'bench-echo-0', capability_id: 'echo', parameters: { text: 'ping' } });
     if (!result.success) throw new Error(`invoke failed: ${result.error}`);
   };
-  await measure(op, 200, 8);
-  const stats = await measure(op, total, concurrency);
-  await stopChild(plugin.child);
-  return stats;
+  return { op, close: () => stopChild(plugin.child) };
+}
+
+/** Warms both paths up, then measures them in alternating blocks at concurrency 1 and 64. */
+async function comparePaths(label: string, baselineName: string, coreName: string, base: Path, candidate: Path, total: number): Promise<(string | number)[][]> {
+  await measure(base.op, 300, 8);
+  await measure(candidate.op, 300, 8);
+  const rows: (string | number)[][] = [];
+  for (const concurrency of [1, 64]) {
+    const { baseline: b, candidate: c } = await measurePair(base.op, candidate.op, total, concurrency);
+    rows.push(
+      [label, baselineName, concurrency, b.p50, b.p99, b.throughput, '1.00x', '1.00x'],
+      [label, coreName, concurrency, c.p50, c.p99, c.throughput, ratio(c.p50, b.p50), ratio(c.throughput, b.throughput)],
+    );
+  }
+  return rows;
 }
 
 function coreConfig(dataDir: string, brokerUrl?: string) {
@@ -115,65 +135,63 @@ async function bareAedes(): Promise<{ url: string; close: () => Promise<void> }>
   };
 }
 
-function gc(): void {
-  (globalThis as { gc?: () => void }).gc?.();
+/** Two collections with a pause, so RSS reflects live memory. */
+async function settle(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  await new Promise((r) => setTimeout(r, 500));
+  gc?.();
 }
 
 export async function runCoreBusBench(options: { total?: number; plugins?: number } = {}): Promise<string> {
-  const total = options.total ?? 3000;
+  const total = options.total ?? 6000;
   const pluginCount = options.plugins ?? 1000;
   const rows: (string | number)[][] = [];
   const out: string[] = [];
 
-  // 1. Embedded: bare Aedes baseline vs the Core.
+  // 0. RSS per idle connected plugin, first, on a fresh Core (later runs leave garbage that skews RSS).
+  const rssDir = mkdtempSync(join(tmpdir(), 'bench-core-rss-'));
+  const rssCore = await startCore({ config: coreConfig(rssDir), log: silentLogger() });
+  await settle();
+  const rssBefore = process.memoryUsage().rss;
+  const fleet = await spawnReady([join(fixtures, 'echo-plugins.mjs'), `mqtt://127.0.0.1:${rssCore.mqttPort}`, String(pluginCount), '5'], 300_000);
+  await new Promise((r) => setTimeout(r, 6000)); // a full heartbeat round for every plugin
+  await settle();
+  const rssAfter = process.memoryUsage().rss;
+  const online = rssCore.ctx.registry.list().filter((r) => r.state === 'online').length;
+  const childRss = Number(fleet.line.split(' ')[1] ?? 0);
+  await stopChild(fleet.child);
+  await rssCore.stop();
+  rmSync(rssDir, { recursive: true, force: true });
+
+  // 1. Embedded: bare Aedes baseline vs the Core, measured in alternating blocks.
   const bare = await bareAedes();
-  const base1 = await bareRoundTrip(bare.url, total, 1);
-  const base64 = await bareRoundTrip(bare.url, total, 64);
-  await bare.close();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-core-'));
   const core = await startCore({ config: coreConfig(dataDir), log: silentLogger() });
   const coreUrl = `mqtt://127.0.0.1:${core.mqttPort}`;
-  const core1 = await coreRoundTrip(core, coreUrl, total, 1);
-  const core64 = await coreRoundTrip(core, coreUrl, total, 64);
-  rows.push(
-    ['embedded', 'baseline: bare Aedes + mqtt.js echo', 1, base1.p50, base1.p99, base1.throughput, '1.00x', '1.00x'],
-    ['embedded', 'Core dispatcher -> SDK plugin', 1, core1.p50, core1.p99, core1.throughput, ratio(core1.p50, base1.p50), ratio(core1.throughput, base1.throughput)],
-    ['embedded', 'baseline: bare Aedes + mqtt.js echo', 64, base64.p50, base64.p99, base64.throughput, '1.00x', '1.00x'],
-    ['embedded', 'Core dispatcher -> SDK plugin', 64, core64.p50, core64.p99, core64.throughput, ratio(core64.p50, base64.p50), ratio(core64.throughput, base64.throughput)],
-  );
-
-  // 2. RSS per idle connected plugin on the embedded Core.
-  gc();
-  const rssBefore = process.memoryUsage().rss;
-  const fleet = await spawnReady([join(fixtures, 'echo-plugins.mjs'), coreUrl, String(pluginCount), '5'], 300_000);
-  await new Promise((r) => setTimeout(r, 6000)); // a full heartbeat round for every plugin
-  gc();
-  const rssAfter = process.memoryUsage().rss;
-  const online = core.ctx.registry.list().filter((r) => r.state === 'online').length;
-  const childRss = Number(fleet.line.split(' ')[1] ?? 0);
-  await stopChild(fleet.child);
+  const basePath = await barePath(bare.url);
+  const embeddedCore = await corePath(core, coreUrl);
+  rows.push(...(await comparePaths('embedded', 'baseline: bare Aedes + mqtt.js echo', 'Core dispatcher -> SDK plugin', basePath, embeddedCore, total)));
+  await embeddedCore.close();
+  await basePath.close();
+  await bare.close();
   await core.stop();
   rmSync(dataDir, { recursive: true, force: true });
 
-  // 3. External Mosquitto: the same pair of measurements through it.
+  // 2. External Mosquitto: the same pair of measurements through it.
   // Mosquitto leaves Nagle on unless told otherwise; the README recommends the same line for users.
   const mosquitto = await startMosquitto({ extraConfig: 'set_tcp_nodelay true' });
   let external = 'Mosquitto not available';
   try {
-    const mb1 = await bareRoundTrip(mosquitto.url, total, 1);
-    const mb64 = await bareRoundTrip(mosquitto.url, total, 64);
     const extDir = mkdtempSync(join(tmpdir(), 'bench-core-ext-'));
     const extCore = await startCore({ config: coreConfig(extDir, mosquitto.url), log: silentLogger() });
-    const mc1 = await coreRoundTrip(extCore, mosquitto.url, total, 1);
-    const mc64 = await coreRoundTrip(extCore, mosquitto.url, total, 64);
+    const mBase = await barePath(mosquitto.url);
+    const mCore = await corePath(extCore, mosquitto.url);
+    rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode) -> SDK plugin', mBase, mCore, total)));
+    await mCore.close();
+    await mBase.close();
     await extCore.stop();
     rmSync(extDir, { recursive: true, force: true });
-    rows.push(
-      ['mosquitto', 'baseline: mqtt.js requester + echo', 1, mb1.p50, mb1.p99, mb1.throughput, '1.00x', '1.00x'],
-      ['mosquitto', 'Core (external mode) -> SDK plugin', 1, mc1.p50, mc1.p99, mc1.throughput, ratio(mc1.p50, mb1.p50), ratio(mc1.throughput, mb1.throughput)],
-      ['mosquitto', 'baseline: mqtt.js requester + echo', 64, mb64.p50, mb64.p99, mb64.throughput, '1.00x', '1.00x'],
-      ['mosquitto', 'Core (external mode) -> SDK plugin', 64, mc64.p50, mc64.p99, mc64.throughput, ratio(mc64.p50, mb64.p50), ratio(mc64.throughput, mb64.throughput)],
-    );
     external = 'ok';
   } finally {
     await mosquitto.stop();

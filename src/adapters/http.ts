@@ -189,6 +189,9 @@ async function readCapped(response: Response, maxBytes: number, signal: AbortSig
     throw new Error(`the response is ${declared} bytes, more than the limit of ${maxBytes}`);
   }
   if (!response.body) return '';
+  // A declared length within the limit can be read in one go; only an undeclared (chunked) body needs
+  // the counting loop below.
+  if (Number.isFinite(declared) && response.headers.has('content-length')) return response.text();
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

@@ -30,6 +30,8 @@ export class MqttAdapter implements PluginAdapter {
   readonly type = 'mqtt' as const;
   private readonly pending = new Map<string, Pending>();
   private readonly recent = new Set<string>();
+  private readonly recentRing: (string | undefined)[] = new Array<string | undefined>(RECENT_LIMIT);
+  private recentNext = 0;
   private unsubscribe: (() => Promise<void>) | undefined;
   readonly counters = { dropped_unknown: 0, dropped_late: 0, rejected_foreign: 0, invalid: 0 };
 
@@ -121,8 +123,13 @@ export class MqttAdapter implements PluginAdapter {
   }
 
   private remember(requestId: string): void {
+    // A ring of ids beside the set: evicting the oldest stays O(1) (deleting a Set's first entry again and
+    // again makes V8 skip ever more tombstones).
+    const evicted = this.recentRing[this.recentNext];
+    if (evicted !== undefined) this.recent.delete(evicted);
+    this.recentRing[this.recentNext] = requestId;
+    this.recentNext = (this.recentNext + 1) % RECENT_LIMIT;
     this.recent.add(requestId);
-    if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.values().next().value as string);
   }
 
   async stop(): Promise<void> {

@@ -14,8 +14,11 @@ export interface EventFeed {
 
 export function startEventFeed(deps: { bus: CoreBus; registry: RegistryApi; log: Logger }): EventFeed {
   const publish = (kind: EventKind, event: JsonObject): void => {
+    const topic = topics.events(kind);
+    // Every invocation would otherwise cost a JSON encoding and a broker publish for nobody.
+    if (deps.bus.hasSubscribers?.(topic) === false) return;
     deps.bus
-      .publish(topics.events(kind), JSON.stringify({ ...event, ts: Date.now() }), { qos: 0 })
+      .publish(topic, JSON.stringify({ ...event, ts: Date.now() }), { qos: 0 })
       .catch((err: unknown) => deps.log.debug({ err, kind }, 'event not published'));
   };
   const { events } = deps.registry;

@@ -40,6 +40,11 @@ export interface CoreBus {
   publish(topic: string, payload: string | Buffer, options?: PublishOptions): Promise<void>;
   /** Handlers run isolated: a throwing handler is logged, never propagated to the broker. */
   subscribe(filter: string, handler: MessageHandler): Promise<() => Promise<void>>;
+  /**
+   * Whether any client (or the Core itself) subscribes to a topic matching this one. Known only with the
+   * embedded broker; undefined means "cannot tell", so optional traffic is sent anyway.
+   */
+  hasSubscribers?(topic: string): boolean;
   /** Called with the client id whenever an MQTT client disconnects (embedded broker only). */
   onClientDisconnect(listener: (clientId: string) => void): () => void;
   close(): Promise<void>;

@@ -22,6 +22,8 @@ export class EmbeddedBus implements CoreBus {
   private readonly log: Logger;
   private readonly subscriptions = new Set<Subscription>();
   private readonly disconnectListeners = new Set<(clientId: string) => void>();
+  /** What connected clients subscribe to, so optional traffic (the event feed) is skipped when nobody listens. */
+  private readonly clientFilters = new Map<string, Set<string>>();
   private closed = false;
 
   constructor(options: EmbeddedBusOptions) {
@@ -29,7 +31,31 @@ export class EmbeddedBus implements CoreBus {
     this.log = options.log.child({ component: 'embedded-bus' });
     this.broker.aedes.on('publish', this.onPublish);
     this.broker.aedes.on('clientDisconnect', this.onDisconnect);
+    this.broker.aedes.on('subscribe', this.onClientSubscribe);
+    this.broker.aedes.on('unsubscribe', this.onClientUnsubscribe);
   }
+
+  hasSubscribers(topic: string): boolean {
+    for (const subscription of this.subscriptions) if (topicMatches(subscription.filter, topic)) return true;
+    for (const filters of this.clientFilters.values()) {
+      for (const filter of filters) if (topicMatches(filter, topic)) return true;
+    }
+    return false;
+  }
+
+  private readonly onClientSubscribe = (subscriptions: { topic: string }[], client: Client): void => {
+    let filters = this.clientFilters.get(client.id);
+    if (!filters) {
+      filters = new Set();
+      this.clientFilters.set(client.id, filters);
+    }
+    for (const { topic } of subscriptions) filters.add(topic);
+  };
+
+  private readonly onClientUnsubscribe = (unsubscriptions: string[], client: Client): void => {
+    const filters = this.clientFilters.get(client.id);
+    for (const topic of unsubscriptions) filters?.delete(topic);
+  };
 
   publish(topic: string, payload: string | Buffer, options: PublishOptions = {}): Promise<void> {
     if (this.closed) return Promise.reject(new Error('bus is closed'));
@@ -68,6 +94,8 @@ export class EmbeddedBus implements CoreBus {
     this.closed = true;
     this.broker.aedes.off('publish', this.onPublish);
     this.broker.aedes.off('clientDisconnect', this.onDisconnect);
+    this.broker.aedes.off('subscribe', this.onClientSubscribe);
+    this.broker.aedes.off('unsubscribe', this.onClientUnsubscribe);
     this.subscriptions.clear();
     this.disconnectListeners.clear();
   }
@@ -116,6 +144,7 @@ export class EmbeddedBus implements CoreBus {
   }
 
   private readonly onDisconnect = (client: Client): void => {
+    this.clientFilters.delete(client.id);
     for (const listener of this.disconnectListeners) {
       try {
         listener(client.id);

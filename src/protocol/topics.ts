@@ -101,16 +101,23 @@ export function parseTopic(topic: string): ParsedTopic | null {
   return null;
 }
 
-/** MQTT wildcard matching for filters with + and #. */
+/**
+ * MQTT wildcard matching for filters with + and #. Runs for every message against every subscription
+ * of the Core, so it walks both strings in place instead of splitting them.
+ */
 export function topicMatches(filter: string, topic: string): boolean {
   if (filter === topic) return true;
-  const f = filter.split('/');
-  const t = topic.split('/');
-  for (let i = 0; i < f.length; i++) {
-    const part = f[i];
-    if (part === '#') return true;
-    if (i >= t.length) return false;
-    if (part !== '+' && part !== t[i]) return false;
+  let f = 0;
+  let t = 0;
+  while (f < filter.length) {
+    const fEnd = filter.indexOf('/', f) === -1 ? filter.length : filter.indexOf('/', f);
+    const fLevel = filter.slice(f, fEnd);
+    if (fLevel === '#') return true;
+    if (t > topic.length) return false;
+    const tEnd = topic.indexOf('/', t) === -1 ? topic.length : topic.indexOf('/', t);
+    if (fLevel !== '+' && (fEnd - f !== tEnd - t || !topic.startsWith(fLevel, t))) return false;
+    f = fEnd + 1;
+    t = tEnd + 1;
   }
-  return f.length === t.length;
+  return t > topic.length;
 }

@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { findPackageRoot } from '../../src/package-root.js';
-import { filters, parseTopic, topics, type EventKind } from '../../src/protocol/topics.js';
+import { filters, parseTopic, topicMatches, topics, type EventKind } from '../../src/protocol/topics.js';
 
 const root = findPackageRoot(import.meta.url);
 const asyncApiPath = join(root, 'topics', 'asyncapi.yaml');
@@ -207,5 +207,26 @@ describe('no topic strings outside src/protocol/topics.ts', () => {
       }
     }
     expect(offenders).toEqual([]);
+  });
+});
+
+describe('topicMatches', () => {
+  it.each([
+    ['a/b', 'a/b', true],
+    ['a/+', 'a/b', true],
+    ['a/+', 'a/b/c', false],
+    ['a/#', 'a/b/c', true],
+    ['a/#', 'a', true],
+    ['#', 'a/b', true],
+    ['+', 'a/b', false],
+    ['a/b', 'a/bc', false],
+    ['a/bc', 'a/b', false],
+    ['a/+/c', 'a//c', true],
+    ['a/b/c', 'a/b', false],
+    ['a/b', 'a/b/c', false],
+    ['a/+/#', 'a', false],
+    ['homeclaw/plugins/result/+', 'homeclaw/plugins/results/123', false],
+  ] as const)('%s against %s is %s', (filter, topic, expected) => {
+    expect(topicMatches(filter, topic)).toBe(expected);
   });
 });

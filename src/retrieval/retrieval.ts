@@ -166,11 +166,9 @@ export class Retrieval implements PluginSearchApi {
     let dense: Map<string, number> | undefined;
     const denseCapability = new Map<string, number>();
     if (denseMatches) {
-      dense = new Map();
+      dense = pluginDenseScores(denseMatches.filter((match) => eligible(match.plugin_id) !== undefined));
       for (const match of denseMatches) {
-        if (!eligible(match.plugin_id)) continue;
-        dense.set(match.plugin_id, Math.max(dense.get(match.plugin_id) ?? -1, match.similarity));
-        if (match.kind === 'capability' && match.capability_id !== undefined) {
+        if (match.kind === 'capability' && match.capability_id !== undefined && eligible(match.plugin_id)) {
           const key = `${match.plugin_id}::${match.capability_id}`;
           denseCapability.set(key, Math.max(denseCapability.get(key) ?? -1, match.similarity));
         }
@@ -221,7 +219,7 @@ export class Retrieval implements PluginSearchApi {
     if (!this.denseReady || !index) return undefined;
     try {
       const [vector] = await this.embed([text]);
-      const n = Math.max(this.config.dense_candidates ?? 200, k * 20);
+      const n = Math.max(this.config.dense_candidates ?? 400, k * 20);
       return await index.query(vector!, n);
     } catch (err) {
       this.degrade(err);
@@ -389,6 +387,35 @@ function chooseEmbedder(config: CreateRetrievalOptions['config']): Embedder {
     return new OpenAiEmbedder(options);
   }
   return new UseLiteEmbedder();
+}
+
+/**
+ * A plugin's dense score from its matched documents (see plugin-documents.ts): the identity score
+ * 0.7·max + 0.3·mean of its name and plugin documents, or the best capability/example document if that
+ * is higher. An identity document Chroma did not return counts at the lowest similarity returned, a
+ * conservative floor that keeps the score comparable across plugins.
+ */
+export function pluginDenseScores(matches: DenseMatch[]): Map<string, number> {
+  const floor = matches.reduce((low, m) => Math.min(low, m.similarity), Infinity);
+  const identity = new Map<string, { name?: number; plugin?: number }>();
+  const other = new Map<string, number>();
+  for (const match of matches) {
+    if (match.kind === 'name' || match.kind === 'plugin') {
+      const entry = identity.get(match.plugin_id) ?? {};
+      entry[match.kind] = Math.max(entry[match.kind] ?? -Infinity, match.similarity);
+      identity.set(match.plugin_id, entry);
+    } else {
+      other.set(match.plugin_id, Math.max(other.get(match.plugin_id) ?? -Infinity, match.similarity));
+    }
+  }
+  const scores = new Map<string, number>();
+  for (const [id, entry] of identity) {
+    const a = entry.name ?? floor;
+    const b = entry.plugin ?? floor;
+    scores.set(id, 0.7 * Math.max(a, b) + 0.3 * ((a + b) / 2));
+  }
+  for (const [id, best] of other) scores.set(id, Math.max(scores.get(id) ?? -Infinity, best));
+  return scores;
 }
 
 /** Capabilities of a hit, best match first: lexical and dense evidence per capability. */

@@ -35,7 +35,7 @@ describe('loadConfig', () => {
     expect({ ...loaded.config, plugins: { ...loaded.config.plugins, dir: '' } }).toEqual({
       ...defaults.config,
       plugins: { ...defaults.config.plugins, dir: '' },
-      retrieval: { ...defaults.config.retrieval, retry_interval_sec: 10, dense_candidates: 200 },
+      retrieval: { ...defaults.config.retrieval, retry_interval_sec: 10, dense_candidates: 400 },
     });
   });
 

@@ -65,3 +65,20 @@ describe('checkSearchRequest', () => {
     expect(checkSearchRequest(42, 3, 5)).toEqual({ ok: false, error: 'query must be a string' });
   });
 });
+
+describe('pluginDenseScores', () => {
+  it('scores a plugin by 0.7·max + 0.3·mean of its name and plugin documents, or a better example', async () => {
+    const { pluginDenseScores } = await import('../../src/retrieval/retrieval.js');
+    const scores = pluginDenseScores([
+      { plugin_id: 'a', kind: 'name', similarity: 0.8 },
+      { plugin_id: 'a', kind: 'plugin', similarity: 0.4 },
+      { plugin_id: 'b', kind: 'plugin', similarity: 0.5 },
+      { plugin_id: 'b', kind: 'example', similarity: 0.9 },
+      { plugin_id: 'c', kind: 'plugin', similarity: 0.6 },
+    ]);
+    expect(scores.get('a')).toBeCloseTo(0.7 * 0.8 + 0.3 * 0.6, 10);
+    expect(scores.get('b')).toBeCloseTo(0.9, 10);
+    // c's name document was not returned: it counts at the lowest similarity seen (0.4).
+    expect(scores.get('c')).toBeCloseTo(0.7 * 0.6 + 0.3 * 0.5, 10);
+  });
+});

@@ -119,20 +119,20 @@ describe('sync with the registry', () => {
     expect((await restarted.search('will it snow', { k: 1 })).hits[0]?.plugin_id).toBe('weather');
     expect(restarted.embeddingCalls()).toBe(1); // the query itself
 
-    // One plugin changes: its documents (1 plugin doc + 3 examples) are embedded, nothing else.
+    // One plugin changes: its documents (name + plugin doc + 3 examples) are embedded, nothing else.
     const changed = { ...HOME_PLUGINS[1]!, description: 'Weather, forecast and pollen levels for a city.' };
     registry.register({ descriptor: changed, owner: 'api' });
     await restarted.idle();
-    expect(restarted.embeddingCalls()).toBe(1 + 4);
+    expect(restarted.embeddingCalls()).toBe(1 + 5);
     await restarted.resync();
-    expect(restarted.embeddingCalls()).toBe(1 + 4);
+    expect(restarted.embeddingCalls()).toBe(1 + 5);
   });
 
   it('deletes a removed plugin from Chroma at once and keeps stale plugins indexed but filtered', async () => {
     const { registry, retrieval, collection } = await setup();
     registerAll(registry);
     await retrieval.start();
-    expect(await chromaIds(collection, 'music')).toHaveLength(4);
+    expect(await chromaIds(collection, 'music')).toHaveLength(5);
 
     expect(registry.unregister('music').ok).toBe(true);
     await retrieval.idle();
@@ -145,7 +145,7 @@ describe('sync with the registry', () => {
     expect(routable.hits.map((h) => h.plugin_id)).not.toContain('weather');
     const all = await retrieval.search('will it rain tomorrow', { k: 5, include_unroutable: true });
     expect(all.hits[0]?.plugin_id).toBe('weather');
-    expect(await chromaIds(collection, 'weather')).toHaveLength(4);
+    expect(await chromaIds(collection, 'weather')).toHaveLength(5);
   });
 
   it('applies events that arrive during a resync', async () => {
@@ -157,7 +157,7 @@ describe('sync with the registry', () => {
     registry.unregister('timer');
     await resync;
     await retrieval.idle();
-    expect(await chromaIds(collection, 'vacuum')).toHaveLength(2);
+    expect(await chromaIds(collection, 'vacuum')).toHaveLength(3);
     expect(await chromaIds(collection, 'timer')).toEqual([]);
     expect((await retrieval.search('vacuum the living room', { k: 1 })).hits[0]?.plugin_id).toBe('vacuum');
   });
@@ -244,7 +244,7 @@ describe('degrade, never fail', () => {
       await chroma.resume();
     }
     await waitFor(() => retrieval.status().state === 'ok');
-    expect(await chromaIds(collection, 'garage')).toHaveLength(1);
+    expect(await chromaIds(collection, 'garage')).toHaveLength(2);
     expect(await chromaIds(collection, 'music')).toEqual([]);
     expect((await retrieval.search('lift the garage door', { k: 1 })).mode).toBe('hybrid');
   });
@@ -261,7 +261,7 @@ describe('degrade, never fail', () => {
     registry.register({ descriptor: plugin('sprinkler', { description: 'Water the garden lawn' }), owner: 'api' });
     embedder.failing = false;
     await waitFor(() => retrieval.status().state === 'ok');
-    expect(await chromaIds(collection, 'sprinkler')).toHaveLength(1);
+    expect(await chromaIds(collection, 'sprinkler')).toHaveLength(2);
   });
 
   it('starts degraded when Chroma is unreachable and says why', async () => {

@@ -17,27 +17,8 @@ export interface LatencyStats {
 
 /** Runs `op` `total` times with `concurrency` in flight; returns latency percentiles in ms. */
 export async function measure(op: () => Promise<void>, total: number, concurrency: number): Promise<LatencyStats> {
-  const latencies: number[] = [];
-  let started = 0;
-  const begin = performance.now();
-  const worker = async (): Promise<void> => {
-    while (started < total) {
-      started++;
-      const t0 = performance.now();
-      await op();
-      latencies.push(performance.now() - t0);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = performance.now() - begin;
-  latencies.sort((a, b) => a - b);
-  return {
-    count: latencies.length,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    mean: latencies.reduce((s, x) => s + x, 0) / latencies.length,
-    throughput: (latencies.length / elapsed) * 1000,
-  };
+  const { latencies: _latencies, elapsed: _elapsed, ...stats } = await measureRaw(op, total, concurrency);
+  return stats;
 }
 
 export function markdownTable(header: string[], rows: (string | number)[][]): string {

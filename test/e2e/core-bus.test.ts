@@ -13,6 +13,7 @@ import { startTestCore, testConfig, type TestCore } from '../helpers/core.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { startMosquitto, type MosquittoHandle } from '../helpers/mosquitto.js';
 import { connectTestClient } from '../helpers/mqtt-client.js';
+import { coreProcessEnv } from '../helpers/core-process-env.js';
 import { freePort } from '../helpers/ports.js';
 import { startChildPlugin, type ChildPlugin } from '../fixtures/sdk/child-plugin.js';
 import { startCore } from '../../src/main.js';
@@ -79,18 +80,7 @@ describe('a newcomer: homeclaw start, the Python example plugin, the CLI', () =>
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'homeclaw-newcomer-'));
-    const [mqttPort, httpPort] = [await freePort(), await freePort()];
-    env = {
-      HOMECLAW_DATA_DIR: dataDir,
-      HOMECLAW_MQTT_PORT: String(mqttPort),
-      HOMECLAW_HTTP_PORT: String(httpPort),
-      HOMECLAW_WS_PORT: '0',
-      HOMECLAW_RETRIEVAL_ENABLED: 'false',
-      HOMECLAW_PLUGINS_DIR: mkdtempSync(join(tmpdir(), 'homeclaw-newcomer-plugins-')),
-      HOMECLAW_URL: `http://127.0.0.1:${httpPort}`,
-      HOMECLAW_LOG_LEVEL: 'warn',
-      HOMECLAW_ADMIN_TOKEN: '',
-    };
+    env = await coreProcessEnv(dataDir, mkdtempSync(join(tmpdir(), 'homeclaw-newcomer-plugins-')));
     core = await startCoreProcess(env);
   });
 

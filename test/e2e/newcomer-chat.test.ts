@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listOrders } from '../../plugins/buy/index.js';
-import { freePort } from '../helpers/ports.js';
+import { coreProcessEnv } from '../helpers/core-process-env.js';
 import { ensureBuilt, REPO_ROOT, SHIPPED_PLUGINS_DIR } from './helpers.js';
 
 const run = promisify(execFile);
@@ -70,20 +70,7 @@ async function homeclaw(args: string[]): Promise<string> {
 beforeAll(async () => {
   await ensureBuilt();
   dataDir = mkdtempSync(join(tmpdir(), 'homeclaw-newcomer-chat-'));
-  const [mqttPort, httpPort] = [await freePort(), await freePort()];
-  env = {
-    HOMECLAW_DATA_DIR: dataDir,
-    HOMECLAW_MQTT_PORT: String(mqttPort),
-    HOMECLAW_HTTP_PORT: String(httpPort),
-    HOMECLAW_WS_PORT: '0',
-    HOMECLAW_RETRIEVAL_ENABLED: 'false',
-    HOMECLAW_PLUGINS_DIR: SHIPPED_PLUGINS_DIR,
-    HOMECLAW_URL: `http://127.0.0.1:${httpPort}`,
-    HOMECLAW_MQTT_URL: `mqtt://127.0.0.1:${mqttPort}`,
-    HOMECLAW_LOG_LEVEL: 'warn',
-    HOMECLAW_ADMIN_TOKEN: '',
-    HOMECLAW_LLM_BASE_URL: '',
-  };
+  env = await coreProcessEnv(dataDir, SHIPPED_PLUGINS_DIR);
   const started = spawnCli(['start']);
   core = started.child;
   await started.waitFor('HomeClaw Core running', 60_000);

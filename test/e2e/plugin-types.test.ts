@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import type { PluginResult } from '../../src/protocol/types.js';
 import { startTestCore, type TestCore } from '../helpers/core.js';
+import { isAlive } from '../adapters/helpers.js';
 import { REPO_ROOT, SHIPPED_PLUGINS_DIR, ensureBuilt } from './helpers.js';
 
 const require = createRequire(import.meta.url);
@@ -44,16 +45,6 @@ function cli(core: TestCore, ...args: string[]): Promise<CliRun> {
   });
 }
 
-/** A process counts as alive while /proc lists it and it is not a zombie. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
 
 /** Live children of this (test) process whose command line contains `needle`. */
 function childPids(needle: string): number[] {

@@ -196,6 +196,11 @@ export async function startWyomingServer(options: WyomingServerOptions): Promise
       }
     });
     socket.on('timeout', () => {
+      // A connection waiting for its answer is not idle, however long the engine takes.
+      if (working) {
+        socket.setTimeout(settings.idle_timeout_sec * 1000);
+        return;
+      }
       clientLog.info({ idle_timeout_sec: settings.idle_timeout_sec }, 'Wyoming connection closed: idle');
       close('idle');
     });

@@ -173,6 +173,18 @@ describe('Wyoming handle service', () => {
     await c.closed;
   });
 
+  it('a connection waiting for a slow answer is not closed as idle', async () => {
+    await start({ idle_timeout_sec: 0.2 });
+    const c = await client();
+    c.send('transcript', { text: 'wait' });
+    await waitUntil(() => messages.length === 1);
+    await new Promise((r) => setTimeout(r, 700));
+    expect(c.isClosed()).toBe(false);
+    release!();
+    expect(await c.next()).toMatchObject({ type: 'handled', data: { text: 'household said: wait' } });
+    await c.closed; // idle again afterwards
+  });
+
   it('payloads are skipped whole, also when split across writes', async () => {
     await start();
     const c = await client();

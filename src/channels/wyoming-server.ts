@@ -220,9 +220,9 @@ export async function startWyomingServer(options: WyomingServerOptions): Promise
   const server: Server = createServer({ allowHalfOpen: true }, serve);
   server.maxConnections = settings.max_connections * 2; // the per-server check above answers with a reason first
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: Error) => reject(new Error(`Wyoming: cannot listen on ${settings.host}:${settings.port}: ${error.message}`)));
     server.listen(settings.port, settings.host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });

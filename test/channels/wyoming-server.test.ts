@@ -261,6 +261,13 @@ describe('bad clients close only their own connection', () => {
     expect((await served.next()).type).toBe('info');
   });
 
+  it('a port already in use is a clear start error', async () => {
+    const first = await start();
+    await expect(startWyomingServer({ settings: { ...BASE, port: first.port }, engine: { handleMessage: async () => { throw new Error('unused'); } }, log: silentLogger(), version: '1' })).rejects.toThrow(
+      new RegExp(`Wyoming: cannot listen on 127.0.0.1:${first.port}: .*EADDRINUSE`),
+    );
+  });
+
   it('connections beyond max_connections get an error and are closed; idle connections time out', async () => {
     await start({ max_connections: 2, idle_timeout_sec: 0.5 });
     const a = await client();

@@ -42,6 +42,7 @@ import { TypedEventBus } from './registry/events.js';
 import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
+import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -66,6 +67,8 @@ export interface RunningCore {
   wsPort: number | null;
   httpPort: number;
   httpUrl: string;
+  /** Port of the Wyoming conversation agent; null when wyoming.port is not set. */
+  wyomingPort: number | null;
   adminToken: string;
   stop(): Promise<void>;
 }
@@ -212,6 +215,20 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const channels = await attachMqttChannels({ bus, engine, log: log.child({ room: 'conversation' }), max_payload_bytes: config.broker.max_payload_bytes });
     started.push({ name: 'channels', stop: () => channels.stop() });
 
+    let wyoming: WyomingServer | undefined;
+    if (config.wyoming.port !== null) {
+      const problems = wyomingSettingsProblems(config.wyoming);
+      if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+      wyoming = await startWyomingServer({
+        settings: { ...config.wyoming, port: config.wyoming.port },
+        engine,
+        log: log.child({ room: 'channels', channel: 'wyoming' }),
+        version: '0.1.0',
+      });
+      const running = wyoming;
+      started.push({ name: 'wyoming', stop: () => running.stop() });
+    }
+
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
     const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log });
     const health = async (record: PluginRecord): Promise<HealthReport> => {
@@ -259,6 +276,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       wsPort: broker?.wsPort ?? null,
       httpPort,
       httpUrl,
+      wyomingPort: wyoming?.port ?? null,
       adminToken: token,
       stop: () => {
         stopping ??= (async () => {

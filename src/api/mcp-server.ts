@@ -8,7 +8,8 @@ import type { Logger } from '../log.js';
 import type { JsonObject, PluginResult } from '../protocol/types.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import { OutputSchemaCheck } from './mcp-output-check.js';
-import { buildToolCatalog, type CatalogEntry } from './mcp-tool-catalog.js';
+import { portableInputSchema } from './mcp-input-schema.js';
+import { buildToolCatalog, InputSchemaCache, type CatalogEntry } from './mcp-tool-catalog.js';
 
 /** The retrieval room's search tool, offered beside the plugin tools. */
 export interface FindPluginsTool {
@@ -25,6 +26,8 @@ export interface McpServerDeps {
   findPlugins?: FindPluginsTool;
   /** Shared between sessions so compiled output schemas are reused. */
   outputCheck?: OutputSchemaCheck;
+  /** Shared between sessions so portable input schemas are computed once per capability. */
+  inputSchemas?: InputSchemaCache;
 }
 
 export interface McpSessionServer {
@@ -72,6 +75,7 @@ export function toCallToolResult(result: PluginResult, entry: Pick<CatalogEntry,
 export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string): McpSessionServer {
   const log = deps.log.child({ room: 'api', mcp_session: sessionId });
   const check = deps.outputCheck ?? new OutputSchemaCheck();
+  const inputSchemas = deps.inputSchemas ?? new InputSchemaCache();
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: true } },
     instructions:
@@ -80,11 +84,11 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
   });
 
   const findPluginsTool: Tool | undefined = deps.findPlugins
-    ? { name: deps.findPlugins.name, description: deps.findPlugins.description, inputSchema: { ...deps.findPlugins.inputSchema, type: 'object' } as Tool['inputSchema'] }
+    ? { name: deps.findPlugins.name, description: deps.findPlugins.description, inputSchema: portableInputSchema(deps.findPlugins.inputSchema) as Tool['inputSchema'] }
     : undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
-    const tools = [...buildToolCatalog(deps.registry, log).values()].map((entry) => entry.tool);
+    const tools = [...buildToolCatalog(deps.registry, log, inputSchemas).values()].map((entry) => entry.tool);
     return { tools: findPluginsTool ? [findPluginsTool, ...tools] : tools };
   });
 
@@ -99,7 +103,7 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
         return errorResult(`${name} failed: ${(err as Error).message}`);
       }
     }
-    const entry = buildToolCatalog(deps.registry, log).get(name);
+    const entry = buildToolCatalog(deps.registry, log, inputSchemas).get(name);
     if (!entry) return errorResult(`unknown tool "${name}" (it may belong to a plugin that is not online; list the tools again)`);
     const result = await deps.dispatcher.invoke({
       plugin_id: entry.plugin_id,

@@ -1,9 +1,12 @@
 // What the Core offers MCP clients: one tool per capability of every routable plugin, named
-// `<plugin>__<capability>` within MCP's 64-character limit.
+// `<plugin>__<capability>` within MCP's 64-character limit, with an input schema every client can read
+// (see mcp-input-schema.ts). A tool's name depends only on its plugin and capability ids, so it is the
+// same on every listing and after restarts.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.js';
 import { capabilityInputSchema } from '../protocol/descriptor/json-schema.js';
+import { portableInputSchema } from './mcp-input-schema.js';
 import type { CapabilitySpec, JsonObject } from '../protocol/types.js';
 import { isRoutable } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
@@ -29,6 +32,32 @@ export function mcpToolName(pluginId: string, capabilityId: string): string {
   return `${full.slice(0, MCP_TOOL_NAME_MAX - hash.length - 1)}_${hash}`;
 }
 
+/**
+ * Name for two capabilities whose `<plugin>__<capability>` names coincide (plugin `a__b` with capability
+ * `c`, plugin `a` with capability `b__c`): each gets a hash of its exact pair, so neither hides the other.
+ */
+export function disambiguatedToolName(pluginId: string, capabilityId: string): string {
+  const hash = createHash('sha256').update(JSON.stringify([pluginId, capabilityId])).digest('hex').slice(0, 8);
+  return `${mcpToolName(pluginId, capabilityId).slice(0, MCP_TOOL_NAME_MAX - hash.length - 1)}_${hash}`;
+}
+
+/**
+ * Portable input schemas, computed once per capability object: the registry keeps a capability's
+ * object until the plugin re-registers, and every tools/list and tools/call walks the whole catalog.
+ */
+export class InputSchemaCache {
+  private readonly schemas = new WeakMap<CapabilitySpec, Tool['inputSchema']>();
+
+  get(capability: CapabilitySpec, log: Logger): Tool['inputSchema'] {
+    let schema = this.schemas.get(capability);
+    if (!schema) {
+      schema = inputSchemaFor(capability, log);
+      this.schemas.set(capability, schema);
+    }
+    return schema;
+  }
+}
+
 function inputSchemaFor(capability: CapabilitySpec, log: Logger): Tool['inputSchema'] {
   let schema: JsonObject;
   try {
@@ -38,7 +67,7 @@ function inputSchemaFor(capability: CapabilitySpec, log: Logger): Tool['inputSch
     log.warn({ err: (err as Error).message, capability_id: capability.id }, 'no JSON Schema for capability; offering an open object');
     schema = { type: 'object' };
   }
-  return { ...schema, type: 'object' } as Tool['inputSchema'];
+  return portableInputSchema(schema) as Tool['inputSchema'];
 }
 
 function toolDescription(pluginDescription: string, capability: CapabilitySpec): string {
@@ -46,18 +75,26 @@ function toolDescription(pluginDescription: string, capability: CapabilitySpec):
   return own === pluginDescription.trim() ? own : `${own} (plugin: ${pluginDescription.trim()})`;
 }
 
-/** Every routable capability as a tool, keyed by tool name. */
-export function buildToolCatalog(registry: RegistryApi, log: Logger): Map<string, CatalogEntry> {
-  const catalog = new Map<string, CatalogEntry>();
-  for (const record of registry.list()) {
-    if (!isRoutable(record)) continue;
+/** Every routable capability as a tool, keyed by tool name (sorted, so listings are stable). */
+export function buildToolCatalog(registry: RegistryApi, log: Logger, schemas: InputSchemaCache = new InputSchemaCache()): Map<string, CatalogEntry> {
+  const routable = registry.list().filter(isRoutable);
+  const seen = new Map<string, number>();
+  for (const record of routable) {
     for (const capability of record.descriptor.capabilities) {
       const name = mcpToolName(record.descriptor.id, capability.id);
+      seen.set(name, (seen.get(name) ?? 0) + 1);
+    }
+  }
+  const catalog = new Map<string, CatalogEntry>();
+  for (const record of routable) {
+    for (const capability of record.descriptor.capabilities) {
+      const plain = mcpToolName(record.descriptor.id, capability.id);
+      const name = (seen.get(plain) ?? 0) > 1 ? disambiguatedToolName(record.descriptor.id, capability.id) : plain;
       const tool: Tool = {
         name,
         title: `${record.descriptor.name}: ${capability.name}`,
         description: toolDescription(record.descriptor.description, capability),
-        inputSchema: inputSchemaFor(capability, log),
+        inputSchema: schemas.get(capability, log),
       };
       const entry: CatalogEntry = { tool, plugin_id: record.descriptor.id, capability };
       if (capability.output_schema?.type === 'object') {
@@ -67,5 +104,5 @@ export function buildToolCatalog(registry: RegistryApi, log: Logger): Map<string
       catalog.set(name, entry);
     }
   }
-  return catalog;
+  return new Map([...catalog].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

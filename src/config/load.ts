@@ -36,6 +36,8 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_LLM_BASE_URL', path: ['llm', 'base_url'], kind: 'string' },
   { name: 'HOMECLAW_LLM_MODEL', path: ['llm', 'model'], kind: 'string' },
   { name: 'HOMECLAW_LLM_API_KEY', path: ['llm', 'api_key'], kind: 'string' },
+  { name: 'HOMECLAW_WYOMING_HOST', path: ['wyoming', 'host'], kind: 'string' },
+  { name: 'HOMECLAW_WYOMING_PORT', path: ['wyoming', 'port'], kind: 'port' },
 ];
 
 function isTree(value: unknown): value is Tree {

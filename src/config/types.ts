@@ -84,6 +84,29 @@ export interface ConversationConfig {
   profiles_file: string | null;
 }
 
+export interface WyomingConfig {
+  /** TCP port of the Wyoming conversation agent; null: off; 0: a free port chosen at start. */
+  port: number | null;
+  host: string;
+  /** The user a Wyoming conversation speaks for when its satellite or device is not in `users`. */
+  user_id: string;
+  /** Home Assistant satellite entity id or device id → user id. */
+  users: Record<string, string>;
+  /** Languages announced to Home Assistant; empty: every language. */
+  languages: string[];
+  /** The agent's name in Home Assistant. */
+  name: string;
+  /** Announced as supports_home_control: Home Assistant then treats HomeClaw as able to control the home. */
+  supports_home_control: boolean;
+  /** Client addresses allowed to connect; empty: any. */
+  allow_from: string[];
+  max_line_bytes: number;
+  max_data_bytes: number;
+  max_payload_bytes: number;
+  max_connections: number;
+  idle_timeout_sec: number;
+}
+
 export interface CoreConfig {
   data_dir: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -95,4 +118,5 @@ export interface CoreConfig {
   retrieval: RetrievalConfig;
   llm: LlmConfig;
   conversation: ConversationConfig;
+  wyoming: WyomingConfig;
 }

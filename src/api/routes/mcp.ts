@@ -7,6 +7,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OutputSchemaCheck } from '../mcp-output-check.js';
 import { createMcpSessionServer, type McpServerDeps, type McpSessionServer } from '../mcp-server.js';
+import { InputSchemaCache } from '../mcp-tool-catalog.js';
 
 export interface McpRouteDeps extends McpServerDeps {
   /** Bearer check shared with the rest of the HTTP API. */
@@ -37,7 +38,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Mcp
   const idleMs = deps.session_idle_timeout_ms ?? 30 * 60_000;
   const log = deps.log.child({ room: 'api', route: path });
   const sessions = new Map<string, Session>();
-  const serverDeps: McpServerDeps = { ...deps, outputCheck: deps.outputCheck ?? new OutputSchemaCheck() };
+  const serverDeps: McpServerDeps = { ...deps, outputCheck: deps.outputCheck ?? new OutputSchemaCheck(), inputSchemas: deps.inputSchemas ?? new InputSchemaCache() };
 
   const closeSession = async (id: string, why: string): Promise<void> => {
     const session = sessions.get(id);

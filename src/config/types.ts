@@ -84,6 +84,15 @@ export interface ConversationConfig {
   profiles_file: string | null;
 }
 
+export interface Zigbee2mqttConfig {
+  /** Turn every device of a Zigbee2MQTT installation on the Core's broker into a plugin. */
+  enabled: boolean;
+  /** Zigbee2MQTT's mqtt.base_topic. */
+  base_topic: string;
+  /** How long a set waits for the device's state to echo the new values. */
+  confirm_timeout_sec: number;
+}
+
 export interface CoreConfig {
   data_dir: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -95,4 +104,5 @@ export interface CoreConfig {
   retrieval: RetrievalConfig;
   llm: LlmConfig;
   conversation: ConversationConfig;
+  zigbee2mqtt: Zigbee2mqttConfig;
 }

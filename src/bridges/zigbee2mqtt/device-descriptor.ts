@@ -4,7 +4,7 @@
 import type { CapabilitySpec, JsonObject, PluginDescriptor } from '../../protocol/types.js';
 import { ACCESS, type Z2mDefinition, type Z2mDevice } from '../../protocol/zigbee2mqtt.js';
 import { deviceControls, type DeviceControls, type Feature } from './expose-parameters.js';
-import { commandsFor, questionFor, spokenName, wordsFor } from './feature-words.js';
+import { commandsFor, groupWords, questionFor, spokenName, wordsFor } from './feature-words.js';
 
 /** What the adapter needs at call time, kept in the descriptor's config (never shown to the LLM). */
 export interface DeviceConfig {
@@ -24,8 +24,21 @@ export interface BuiltDescriptor {
 }
 
 const MAX_EXAMPLES = 8;
-/** Features that say nothing about what the device is for. */
-const DIAGNOSTIC = new Set(['linkquality', 'voltage', 'device_temperature', 'power_outage_count', 'trigger_count', 'update', 'update_available']);
+const MAX_LONG_DESCRIPTION = 1_500;
+const MAX_FEATURE_NOTE = 140;
+/** Diagnostic features that still answer a user's question. */
+const USEFUL_DIAGNOSTICS = new Set(['battery', 'battery_low']);
+
+/** A feature that tells what the device is for (not its radio, supply or configuration). */
+function isPrimary(feature: Feature): boolean {
+  if (feature.name === 'linkquality') return false;
+  if (feature.category === 'diagnostic') return USEFUL_DIAGNOSTICS.has(feature.name);
+  return feature.category !== 'config';
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
 
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
@@ -45,15 +58,15 @@ function listFeatures(features: Feature[]): string {
 
 function describeDevice(device: Z2mDevice, definition: Z2mDefinition, controls: DeviceControls): { short: string; long: string } {
   const short = `${definition.description} by ${definition.vendor} (model ${definition.model}), a Zigbee device in Zigbee2MQTT.`;
-  const reported = controls.features.filter((f) => f.access & ACCESS.STATE && !DIAGNOSTIC.has(f.name));
-  const settable = controls.features.filter((f) => f.access & ACCESS.SET);
+  const reported = controls.features.filter((f) => f.access & ACCESS.STATE && isPrimary(f));
+  const settable = controls.features.filter((f) => f.access & ACCESS.SET && isPrimary(f));
   const long = [
     device.description ? `Note: ${device.description}.` : '',
     reported.length ? `Reports ${listFeatures(reported)}.` : '',
     settable.length ? `Can be set: ${listFeatures(settable)}.` : '',
-    ...reported.filter((f) => f.description && !DIAGNOSTIC.has(f.name)).map((f) => `${f.label}: ${f.description}`),
+    ...reported.filter((f) => f.description).map((f) => `${f.label}: ${clip(f.description ?? '', MAX_FEATURE_NOTE).replace(/\.?$/, '.')}`),
   ];
-  return { short, long: long.filter(Boolean).join(' ') };
+  return { short, long: clip(long.filter(Boolean).join(' '), MAX_LONG_DESCRIPTION) };
 }
 
 function examplesFor(friendlyName: string, controls: DeviceControls): string[] {
@@ -115,10 +128,15 @@ export function deviceDescriptor(
   const controls = deviceControls(definition.exposes);
   const { short, long } = describeDevice(device, definition, controls);
   const spoken = spokenName(device.friendly_name);
+  const primary = controls.features.filter(isPrimary);
   const keywords = unique(
-    ['zigbee', definition.vendor, definition.model, ...spoken.split(' '), ...controls.features.flatMap((f) => [f.label.toLowerCase(), ...wordsFor(f.name)])].filter(
-      (k) => k.trim() !== '',
-    ),
+    [
+      'zigbee',
+      definition.vendor,
+      definition.model,
+      ...spoken.split(' '),
+      ...primary.flatMap((f) => [f.label.toLowerCase(), ...wordsFor(f.name), ...(f.group ? groupWords(f.group) : [])]),
+    ].filter((k) => k.trim() !== ''),
   );
   const config: DeviceConfig & JsonObject = {
     friendly_name: device.friendly_name,

@@ -18,6 +18,8 @@ export interface Feature {
   unit?: string;
   /** The specific expose it belongs to (light, switch, cover...), when any. */
   group?: string;
+  /** Zigbee2MQTT's category: 'config' or 'diagnostic' for secondary features. */
+  category?: string;
   endpoint?: string;
 }
 
@@ -184,6 +186,7 @@ export function deviceControls(exposes: Z2mExpose[]): DeviceControls {
       ...(expose.description ? { description: expose.description } : {}),
       ...(expose.unit ? { unit: expose.unit } : {}),
       ...(group ? { group } : {}),
+      ...(expose.category ? { category: expose.category } : {}),
       ...(expose.endpoint ? { endpoint: expose.endpoint } : {}),
     });
     if (expose.unit && expose.type === 'numeric') units[property] = expose.unit;

@@ -33,7 +33,6 @@ const FEATURE_WORDS: Record<string, FeatureWords> = {
   battery_low: { words: ['battery', 'low battery'] },
   power: { words: ['power', 'watts', 'consumption', 'usage'], question: 'how much power is the {device} using' },
   energy: { words: ['energy', 'consumption', 'kwh', 'usage'] },
-  state: { words: ['on', 'off', 'switch'] },
   brightness: { words: ['brightness', 'dim', 'bright'] },
   color_temp: { words: ['colour temperature', 'warm white', 'cool white'] },
   color_xy: { words: ['colour', 'color'] },
@@ -45,6 +44,20 @@ const FEATURE_WORDS: Record<string, FeatureWords> = {
   lock_state: { words: ['lock', 'locked', 'unlocked'], question: 'is the {device} locked' },
   child_lock: { words: ['child lock'] },
 };
+
+/** Words for the kind of device a specific expose stands for. */
+const GROUP_WORDS: Record<string, string[]> = {
+  light: ['light', 'lamp', 'on', 'off'],
+  switch: ['switch', 'plug', 'socket', 'power', 'on', 'off'],
+  cover: ['blind', 'curtain', 'shade', 'shutter', 'open', 'close'],
+  lock: ['lock', 'unlock', 'door lock'],
+  climate: ['thermostat', 'heating', 'radiator', 'temperature'],
+  fan: ['fan', 'ventilation', 'on', 'off'],
+};
+
+export function groupWords(group: string): string[] {
+  return GROUP_WORDS[group] ?? [];
+}
 
 /** The spoken form of a friendly name: "hallway/leak_sensor" → "hallway leak sensor". */
 export function spokenName(friendlyName: string): string {

@@ -4,7 +4,7 @@
 import type { CapabilitySpec, JsonObject, PluginDescriptor } from '../../protocol/types.js';
 import { ACCESS, type Z2mDefinition, type Z2mDevice } from '../../protocol/zigbee2mqtt.js';
 import { deviceControls, type DeviceControls, type Feature } from './expose-parameters.js';
-import { commandsFor, groupWords, questionFor, spokenName, wordsFor } from './feature-words.js';
+import { commandsFor, groupWords, questionsFor, spokenName, wordsFor } from './feature-words.js';
 
 /** What the adapter needs at call time, kept in the descriptor's config (never shown to the LLM). */
 export interface DeviceConfig {
@@ -79,10 +79,7 @@ function examplesFor(friendlyName: string, controls: DeviceControls): string[] {
       names.add(feature.name);
       settableByGroup.set(feature.group, names);
     }
-    if (feature.access & ACCESS.STATE) {
-      const question = questionFor(feature.name, device);
-      if (question) questions.push(question);
-    }
+    if (feature.access & ACCESS.STATE) questions.push(...questionsFor(feature.name, device));
   }
   const commands = [...settableByGroup].flatMap(([group, names]) => commandsFor(group, device, names));
   return unique([...commands, ...questions]).slice(0, MAX_EXAMPLES);

@@ -5,43 +5,43 @@
 interface FeatureWords {
   /** Extra retrieval keywords. */
   words: string[];
-  /** A typical question a user asks about this feature. */
-  question?: string;
+  /** Typical questions a user asks about this feature. */
+  questions?: string[];
 }
 
 const FEATURE_WORDS: Record<string, FeatureWords> = {
-  water_leak: { words: ['water', 'leak', 'wet', 'flood', 'flooding'], question: 'is there a leak at the {device}' },
-  contact: { words: ['open', 'closed', 'door', 'window', 'contact'], question: 'is the {device} open' },
-  occupancy: { words: ['motion', 'movement', 'presence', 'occupied', 'someone'], question: 'is anyone at the {device}' },
-  presence: { words: ['presence', 'occupied', 'someone', 'home'], question: 'is anyone at the {device}' },
-  temperature: { words: ['temperature', 'warm', 'cold', 'hot', 'degrees'], question: 'what is the temperature at the {device}' },
-  local_temperature: { words: ['temperature', 'warm', 'cold', 'degrees', 'room'], question: 'how warm is it at the {device}' },
-  humidity: { words: ['humidity', 'humid', 'damp', 'moisture'], question: 'how humid is it at the {device}' },
-  smoke: { words: ['smoke', 'fire', 'alarm'], question: 'is there smoke at the {device}' },
-  gas: { words: ['gas', 'leak', 'alarm'], question: 'is there a gas leak at the {device}' },
-  carbon_monoxide: { words: ['carbon monoxide', 'co', 'gas', 'alarm'], question: 'is there carbon monoxide at the {device}' },
-  illuminance: { words: ['light level', 'bright', 'dark', 'lux'], question: 'how bright is it at the {device}' },
-  illuminance_lux: { words: ['light level', 'bright', 'dark', 'lux'], question: 'how bright is it at the {device}' },
-  co2: { words: ['co2', 'carbon dioxide', 'air quality', 'stuffy'], question: 'how is the air at the {device}' },
-  voc: { words: ['air quality', 'voc', 'pollution'], question: 'how is the air at the {device}' },
-  pm25: { words: ['air quality', 'particulate', 'dust', 'pollution'], question: 'how is the air at the {device}' },
+  water_leak: { words: ['water', 'leak', 'wet', 'flood', 'flooding'], questions: ['is the {device} wet', 'is there a leak at the {device}'] },
+  contact: { words: ['open', 'closed', 'door', 'window', 'contact'], questions: ['is the {device} open', 'is the {device} closed'] },
+  occupancy: { words: ['motion', 'movement', 'presence', 'occupied', 'someone'], questions: ['is anyone at the {device}', 'has the {device} seen motion'] },
+  presence: { words: ['presence', 'occupied', 'someone', 'home'], questions: ['is anyone at the {device}'] },
+  temperature: { words: ['temperature', 'warm', 'cold', 'hot', 'degrees'], questions: ['what is the temperature at the {device}', 'how warm is it at the {device}'] },
+  local_temperature: { words: ['temperature', 'warm', 'cold', 'degrees', 'room'], questions: ['how warm is it at the {device}'] },
+  humidity: { words: ['humidity', 'humid', 'damp', 'moisture'], questions: ['how humid is it at the {device}'] },
+  smoke: { words: ['smoke', 'fire', 'alarm'], questions: ['is there smoke at the {device}'] },
+  gas: { words: ['gas', 'leak', 'alarm'], questions: ['is there a gas leak at the {device}'] },
+  carbon_monoxide: { words: ['carbon monoxide', 'co', 'gas', 'alarm'], questions: ['is there carbon monoxide at the {device}'] },
+  illuminance: { words: ['light level', 'bright', 'dark', 'lux'], questions: ['how bright is it at the {device}'] },
+  illuminance_lux: { words: ['light level', 'bright', 'dark', 'lux'], questions: ['how bright is it at the {device}'] },
+  co2: { words: ['co2', 'carbon dioxide', 'air quality', 'stuffy'], questions: ['how is the air at the {device}'] },
+  voc: { words: ['air quality', 'voc', 'pollution'], questions: ['how is the air at the {device}'] },
+  pm25: { words: ['air quality', 'particulate', 'dust', 'pollution'], questions: ['how is the air at the {device}'] },
   pressure: { words: ['pressure', 'air pressure', 'barometer'] },
-  vibration: { words: ['vibration', 'shaking', 'knock', 'movement'], question: 'is the {device} vibrating' },
+  vibration: { words: ['vibration', 'shaking', 'knock', 'movement'], questions: ['is the {device} vibrating'] },
   tamper: { words: ['tamper', 'tampered'] },
-  soil_moisture: { words: ['soil', 'moisture', 'plant', 'watering'], question: 'does the {device} need water' },
+  soil_moisture: { words: ['soil', 'moisture', 'plant', 'watering'], questions: ['does the {device} need water'] },
   battery: { words: ['battery'] },
   battery_low: { words: ['battery', 'low battery'] },
-  power: { words: ['power', 'watts', 'consumption', 'usage'], question: 'how much power is the {device} using' },
+  power: { words: ['power', 'watts', 'consumption', 'usage'], questions: ['how much power is the {device} using'] },
   energy: { words: ['energy', 'consumption', 'kwh', 'usage'] },
   brightness: { words: ['brightness', 'dim', 'bright'] },
   color_temp: { words: ['colour temperature', 'warm white', 'cool white'] },
   color_xy: { words: ['colour', 'color'] },
   color_hs: { words: ['colour', 'color', 'hue'] },
   position: { words: ['position', 'open', 'close', 'percent'] },
-  occupied_heating_setpoint: { words: ['heating', 'thermostat', 'setpoint', 'target temperature'], question: 'what temperature is the {device} set to' },
-  current_heating_setpoint: { words: ['heating', 'thermostat', 'setpoint', 'target temperature'], question: 'what temperature is the {device} set to' },
+  occupied_heating_setpoint: { words: ['heating', 'thermostat', 'setpoint', 'target temperature'], questions: ['what temperature is the {device} set to'] },
+  current_heating_setpoint: { words: ['heating', 'thermostat', 'setpoint', 'target temperature'], questions: ['what temperature is the {device} set to'] },
   system_mode: { words: ['mode', 'heating', 'cooling'] },
-  lock_state: { words: ['lock', 'locked', 'unlocked'], question: 'is the {device} locked' },
+  lock_state: { words: ['lock', 'locked', 'unlocked'], questions: ['is the {device} locked'] },
   child_lock: { words: ['child lock'] },
 };
 
@@ -68,8 +68,8 @@ export function wordsFor(featureName: string): string[] {
   return FEATURE_WORDS[featureName]?.words ?? [];
 }
 
-export function questionFor(featureName: string, device: string): string | undefined {
-  return FEATURE_WORDS[featureName]?.question?.replace('{device}', device);
+export function questionsFor(featureName: string, device: string): string[] {
+  return (FEATURE_WORDS[featureName]?.questions ?? []).map((q) => q.replace('{device}', device));
 }
 
 /** Commands a user gives a device of a specific type (light, switch, cover...). */

@@ -9,6 +9,7 @@ import { zigbee2mqttTopics } from '../../../src/protocol/topics.js';
 import { startTestCore, type TestCore } from '../../helpers/core.js';
 import { connectTestClient } from '../../helpers/mqtt-client.js';
 import { freePort } from '../../helpers/ports.js';
+import { startScriptedLlm, systemPromptOf, type ChatRequestBody, type ScriptedLlm, type ScriptedResponse } from '../../helpers/scripted-llm.js';
 import { bridgeDeviceEntry, HOME, HOME_IDS, type FixtureDevice } from '../../fixtures/zigbee2mqtt/devices.js';
 import { StandInZigbee2mqtt } from '../../fixtures/zigbee2mqtt/stand-in.js';
 import { call, homeDevices, memoryLogger, stateOf, waitUntil, zigbeePluginIds, type LogLine } from './harness.js';
@@ -20,6 +21,21 @@ let lines: LogLine[];
 let mqttPort: number;
 let z2mPassword: string;
 let dataDir: string;
+let llm: ScriptedLlm;
+
+/**
+ * A model that asks a device only when retrieval put it in the prompt: it proves the question found the
+ * device, then the real tool loop, dispatcher and bridge run.
+ */
+function scriptedModel(request: ChatRequestBody): ScriptedResponse {
+  const last = request.messages.at(-1);
+  if (last?.role === 'tool') return { text: `From the device: ${String(last.content)}` };
+  const question = String(request.messages.findLast((m) => m.role === 'user')?.content ?? '');
+  if (/wet/.test(question) && systemPromptOf(request).includes(HOME_IDS.leak)) {
+    return { tool_calls: [{ name: 'route_to_plugin', arguments: { plugin_id: HOME_IDS.leak, capability_id: 'get_state' } }] };
+  }
+  return { text: 'I found no device for that.' };
+}
 
 async function startCore(): Promise<TestCore> {
   const memory = memoryLogger();
@@ -30,11 +46,13 @@ async function startCore(): Promise<TestCore> {
     overrides: {
       broker: { port: mqttPort, allow_anonymous: false },
       zigbee2mqtt: { enabled: true, base_topic: BASE, confirm_timeout_sec: 1 },
+      llm: { base_url: llm.url, model: 'scripted', max_rounds: 3 },
     },
   });
 }
 
 beforeAll(async () => {
+  llm = await startScriptedLlm({ respond: scriptedModel });
   mqttPort = await freePort();
   core = await startCore();
   dataDir = core.dataDir;
@@ -47,6 +65,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await standIn?.stop();
   await core?.cleanup();
+  await llm?.close();
 });
 
 describe('devices become plugins', () => {
@@ -158,11 +177,18 @@ describe('get_state', () => {
     const before = await call(core, HOME_IDS.leak, 'get_state');
     expect(before).toMatchObject({ success: true, text: 'hallway/sink has not reported its state yet.' });
     await standIn.send({ cmd: 'report', name: HOME.leak.friendly_name, state: { water_leak: true, battery: 91, linkquality: 60 } });
-    let after: PluginResult | undefined;
-    await waitUntil(async () => ((after = await call(core, HOME_IDS.leak, 'get_state')).data as { state: unknown }).state !== null, 'the report to arrive');
+    await waitUntil(async () => ((await call(core, HOME_IDS.leak, 'get_state')).data as { state: unknown }).state !== null, 'the report to arrive');
+    const after = await call(core, HOME_IDS.leak, 'get_state');
     expect(after).toMatchObject({ success: true, data: { state: { water_leak: true, battery: 91 }, refreshed: false } });
     expect(after.text).toContain('water leak true, battery 91 %');
     expect(standIn.received('get', HOME.leak.friendly_name)).toEqual([]);
+  });
+
+  it('answers "is the hallway sensor wet?" in a chat through the LLM tool loop', async () => {
+    const reply = await core.api<ChannelMessageOut>('POST', '/api/messages', { channel: 'web', user_id: 'alice', text: 'is the hallway sensor wet?' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.text).toContain('hallway/sink: water leak true, battery 91 %');
+    expect(reply.body.plugin_id).toBe(HOME_IDS.leak);
   });
 
   it('says so when the device did not answer the refresh, and gives the last state', async () => {

@@ -137,6 +137,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       requestTarget: (requestId) => dispatcher.requestTarget(requestId),
       ownsPluginId: (username, pluginId) => registry.get(pluginId)?.owner === `mqtt:user:${username}`,
       birthPayload: () => JSON.stringify({ online: true, ts: Date.now() }),
+      ...(config.zigbee2mqtt.enabled ? { zigbee2mqttBaseTopic: config.zigbee2mqtt.base_topic } : {}),
       payloadCapFor: zigbee2mqttPayloadCap(config.zigbee2mqtt),
     });
     const { bus, broker, credentials } = created;

@@ -22,6 +22,8 @@ export interface CreateBusOptions {
    * means disabled.
    */
   wsPort?: number | null;
+  /** Embedded mode: Zigbee2MQTT's base topic when the bridge is on (the zigbee2mqtt credential role's tree). */
+  zigbee2mqttBaseTopic?: string;
   /** Embedded mode: a larger size cap for particular topics (see EmbeddedBrokerOptions). */
   payloadCapFor?: (topic: string) => number | undefined;
   /** External mode: payload of the retained will on the Core status topic ({online:false, ts}). */
@@ -68,7 +70,7 @@ export async function createBus(options: CreateBusOptions): Promise<CreatedBus> 
     acl: {
       requestTarget: options.requestTarget,
       ownsPluginId: options.ownsPluginId,
-      ...(config.zigbee2mqtt.enabled ? { zigbee2mqttBaseTopic: config.zigbee2mqtt.base_topic } : {}),
+      ...(options.zigbee2mqttBaseTopic !== undefined ? { zigbee2mqttBaseTopic: options.zigbee2mqttBaseTopic } : {}),
     },
     ...(options.payloadCapFor ? { payloadCapFor: options.payloadCapFor } : {}),
     log,

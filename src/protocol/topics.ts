@@ -141,10 +141,10 @@ export interface ParsedZigbee2mqttTopic {
 }
 
 /**
- * Sorts a topic under `<base>/`. Bridge topics come first (Zigbee2MQTT routes them first too); then a
- * known friendly name is a state message; then the `/availability`, `/set` and `/get` suffixes, whose
- * friendly name is returned even when unknown (a retained availability may arrive before the device
- * list). Other bridge topics (info, logging, responses...) and unknown names give null.
+ * Sorts a topic under `<base>/`. The bridge's list, event and state topics come first; then a known
+ * friendly name is a state message; then the `/availability`, `/set` and `/get` suffixes, whose friendly
+ * name is returned even when unknown (a retained availability may arrive before the device list).
+ * Zigbee2MQTT's other bridge topics (info, logging, responses...) and unknown names give null.
  */
 export function parseZigbee2mqttTopic(base: string, topic: string, isKnownName: (name: string) => boolean): ParsedZigbee2mqttTopic | null {
   if (!topic.startsWith(`${base}/`)) return null;
@@ -152,11 +152,13 @@ export function parseZigbee2mqttTopic(base: string, topic: string, isKnownName: 
   if (rest === 'bridge/devices') return { kind: 'bridge/devices' };
   if (rest === 'bridge/event') return { kind: 'bridge/event' };
   if (rest === 'bridge/state') return { kind: 'bridge/state' };
-  if (rest.startsWith('bridge/')) return null;
   if (isKnownName(rest)) return { kind: 'state', friendly_name: rest };
   for (const kind of ['availability', 'set', 'get'] as const) {
     const suffix = `/${kind}`;
-    if (rest.endsWith(suffix) && rest.length > suffix.length) return { kind, friendly_name: rest.slice(0, -suffix.length) };
+    if (!rest.endsWith(suffix) || rest.length === suffix.length) continue;
+    const name = rest.slice(0, -suffix.length);
+    // Zigbee2MQTT's other bridge topics (bridge/info, bridge/response/...) are not devices.
+    if (isKnownName(name) || !name.startsWith('bridge/')) return { kind, friendly_name: name };
   }
   return null;
 }

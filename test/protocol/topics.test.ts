@@ -121,7 +121,7 @@ describe('topics.ts against asyncapi.yaml', () => {
 });
 
 describe('parseZigbee2mqttTopic', () => {
-  const known = new Set(['hallway/leak sensor', 'kitchen', 'kitchen/light']);
+  const known = new Set(['hallway/leak sensor', 'kitchen', 'kitchen/light', 'bridge/lamp']);
   const isKnown = (name: string): boolean => known.has(name);
 
   it.each([
@@ -133,6 +133,9 @@ describe('parseZigbee2mqttTopic', () => {
     ['zigbee2mqtt/not yet listed/availability', { kind: 'availability', friendly_name: 'not yet listed' }],
     ['zigbee2mqtt/bridge/devices', { kind: 'bridge/devices' }],
     ['zigbee2mqtt/bridge/info', null],
+    ['zigbee2mqtt/bridge/lamp', { kind: 'state', friendly_name: 'bridge/lamp' }],
+    ['zigbee2mqtt/bridge/lamp/availability', { kind: 'availability', friendly_name: 'bridge/lamp' }],
+    ['zigbee2mqtt/bridge/request/device/set', null],
     ['zigbee2mqtt/bridge/response/device/rename', null],
     ['zigbee2mqtt/unknown device', null],
     ['zigbee2mqtt/availability', null],

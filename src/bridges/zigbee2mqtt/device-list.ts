@@ -15,6 +15,8 @@ export type DeviceVerdict =
  * yet) and not devices Zigbee2MQTT has no definition for.
  */
 export function classifyDevice(device: Z2mDevice): DeviceVerdict {
+  const badName = friendlyNameProblem(device.friendly_name);
+  if (badName) return { bridge: false, reason: `its friendly name ${JSON.stringify(device.friendly_name)} ${badName}` };
   if (device.type === 'Coordinator') return { bridge: false, reason: "it is the coordinator (Zigbee2MQTT's own radio)" };
   if (device.disabled === true) return { bridge: false, reason: 'it is disabled in Zigbee2MQTT' };
   const state = device.interview_state;
@@ -23,6 +25,19 @@ export function classifyDevice(device: Z2mDevice): DeviceVerdict {
   if (interviewing) return { bridge: false, reason: 'its interview has not finished yet' };
   if (!device.definition) return { bridge: false, reason: 'Zigbee2MQTT has no definition for it (unsupported device)' };
   return { bridge: true, device: device as Z2mDevice & { definition: Z2mDefinition } };
+}
+
+/**
+ * Zigbee2MQTT refuses such names itself (validateFriendlyName); one in the list anyway (an old or forged
+ * list) would make the Core publish on a wildcard or malformed topic, so it is not bridged.
+ */
+function friendlyNameProblem(name: string): string | undefined {
+  if (name.trim() === '') return 'is empty';
+  if (name.startsWith('/') || name.endsWith('/')) return 'starts or ends with /';
+  if (name.includes('+') || name.includes('#')) return 'contains an MQTT wildcard (+ or #)';
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'contains a control character';
+  if (['bridge/devices', 'bridge/event', 'bridge/state'].includes(name)) return "is one of Zigbee2MQTT's own topics";
+  return undefined;
 }
 
 /**

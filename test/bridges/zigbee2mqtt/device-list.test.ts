@@ -22,6 +22,11 @@ describe('classifyDevice', () => {
     [{ interviewing: true, interview_completed: false }, /interview has not finished/],
     [{ definition: null, supported: false }, /no definition/],
     [{ definition: undefined }, /no definition/],
+    [{ friendly_name: 'lamp/#' }, /wildcard/],
+    [{ friendly_name: 'kitchen+lamp' }, /wildcard/],
+    [{ friendly_name: '/lamp' }, /starts or ends with \//],
+    [{ friendly_name: 'lamp\u0000' }, /control character/],
+    [{ friendly_name: 'bridge/devices' }, /Zigbee2MQTT's own topics/],
   ] as const)('skips %j', (extra, reason) => {
     const verdict = classifyDevice(device(extra as Partial<Z2mDevice>));
     expect(verdict.bridge).toBe(false);

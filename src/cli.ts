@@ -192,7 +192,7 @@ export function buildProgram(): Command {
   credentials
     .command('add <name>')
     .description('create a credential; the password is printed once')
-    .addOption(new Option('--role <role>', 'what the client may do').choices(['plugin', 'channel', 'admin']).makeOptionMandatory())
+    .addOption(new Option('--role <role>', 'what the client may do').choices(['plugin', 'channel', 'admin', 'zigbee2mqtt']).makeOptionMandatory())
     .option('--plugin-ids <ids>', 'comma-separated plugin ids a plugin credential may use (default: the name)')
     .option('--channels <names>', 'comma-separated channels a channel credential may use (default: the name)')
     .option('--json', 'print JSON')

@@ -43,6 +43,7 @@ import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
+import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -139,6 +140,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       requestTarget: (requestId) => dispatcher.requestTarget(requestId),
       ownsPluginId: (username, pluginId) => registry.get(pluginId)?.owner === `mqtt:user:${username}`,
       birthPayload: () => JSON.stringify({ online: true, ts: Date.now() }),
+      ...(config.zigbee2mqtt.enabled ? { zigbee2mqttBaseTopic: config.zigbee2mqtt.base_topic } : {}),
+      payloadCapFor: zigbee2mqttPayloadCap(config.zigbee2mqtt),
     });
     const { bus, broker, credentials } = created;
     started.push({ name: 'bus', stop: () => created.close() });
@@ -184,6 +187,21 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     await lifecycle.start();
     started.push({ name: 'mqtt-lifecycle', stop: () => lifecycle.stop() });
+
+    if (config.zigbee2mqtt.enabled) {
+      const zigbee = await startZigbee2mqtt({
+        bus,
+        registry,
+        config: config.zigbee2mqtt,
+        log: log.child({ room: 'bridges', bridge: 'zigbee2mqtt' }),
+        max_payload_bytes: config.broker.max_payload_bytes,
+      });
+      adapters.set(zigbee.adapter.type, zigbee.adapter);
+      dispatcher.registerAdapter(zigbee.adapter);
+      started.push({ name: 'zigbee2mqtt', stop: () => zigbee.stop() });
+    } else {
+      removeBridgedPlugins(registry, log.child({ room: 'bridges', bridge: 'zigbee2mqtt' }));
+    }
 
     const retrieval: Retrieval = await createRetrieval({
       config: { ...config.retrieval, data_dir: config.data_dir },

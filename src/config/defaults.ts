@@ -44,4 +44,5 @@ export const DEFAULT_CONFIG: CoreConfig = {
     max_connections: 64,
     idle_timeout_sec: 300,
   },
+  zigbee2mqtt: { enabled: false, base_topic: 'zigbee2mqtt', confirm_timeout_sec: 5 },
 };

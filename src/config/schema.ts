@@ -80,4 +80,10 @@ export const CONFIG_SCHEMA = obj({
     max_connections: posInt,
     idle_timeout_sec: posNum,
   }),
+  zigbee2mqtt: obj({
+    enabled: { type: 'boolean' },
+    // One or more topic levels without wildcards, not starting with '$' or '/', never inside homeclaw/.
+    base_topic: { type: 'string', pattern: '^(?!homeclaw(/|$))[^/#+$]([^#+]*[^/#+])?$' },
+    confirm_timeout_sec: { type: 'number', exclusiveMinimum: 0, maximum: 300 },
+  }),
 });

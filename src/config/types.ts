@@ -107,6 +107,15 @@ export interface WyomingConfig {
   idle_timeout_sec: number;
 }
 
+export interface Zigbee2mqttConfig {
+  /** Turn every device of a Zigbee2MQTT installation on the Core's broker into a plugin. */
+  enabled: boolean;
+  /** Zigbee2MQTT's mqtt.base_topic. */
+  base_topic: string;
+  /** How long a set waits for the device's state to echo the new values. */
+  confirm_timeout_sec: number;
+}
+
 export interface CoreConfig {
   data_dir: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -119,4 +128,5 @@ export interface CoreConfig {
   llm: LlmConfig;
   conversation: ConversationConfig;
   wyoming: WyomingConfig;
+  zigbee2mqtt: Zigbee2mqttConfig;
 }

@@ -24,7 +24,7 @@ describe('Python host lifecycle', () => {
     harness = await startHarness({ folders: ['unstable'], settings: { restart_backoff: { initial_ms: 300, max_ms: 5000 } } });
     const first = harness.bridge.adapter.pidsOf('unstable')[0]!;
     const states: string[] = [];
-    harness.registry.events.on('plugin.health', ({ record }) => states.push(`${record.state}: ${record.state_reason ?? ''}`));
+    harness.registry.events.on('plugin.health', ({ record }) => void states.push(`${record.state}: ${record.state_reason ?? ''}`));
 
     // A call in flight when another one kills the host fails with the exit, long before its deadline.
     const napping = harness.invoke('unstable', 'nap', { seconds: 30 }, 60);

@@ -5,8 +5,8 @@
 // reports. The result is handed to the loader as a LoadedBuiltin, so the loader's own lifecycle drives the
 // host: installing a newer version disposes (retires) the older host, removing the folder or failing a
 // reload disposes it too. Calls reach the host through the PythonAdapter (type python).
-import { existsSync, readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import type { Logger } from '../../log.js';
 import { isPluginId } from '../../protocol/ids.js';
 import type { JsonObject, PluginDescriptor } from '../../protocol/types.js';
@@ -63,6 +63,41 @@ function hasPythonModule(folder: string): boolean {
   }
 }
 
+/**
+ * What a Python folder's code and settings look like on disk: every .py file (any depth, outside
+ * __pycache__ and hidden folders), the manifest and the config files. Files a plugin writes for itself
+ * (data, caches) are not in it, so writing them does not restart the plugin.
+ */
+function sourceFingerprint(folder: string, manifest: Record<string, unknown> | undefined): string {
+  const declared = isObject(manifest?.config) && typeof manifest.config.config_file === 'string' ? manifest.config.config_file : undefined;
+  const settings = new Set(['plugin.yaml', 'plugin.yml', 'plugin.json', 'config.yml', 'config.yaml', ...(declared ? [relative(folder, join(folder, declared))] : [])]);
+  const parts: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || entry.name === '__pycache__' || entry.name === 'node_modules') continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (depth < 4) walk(path, depth + 1);
+      } else if (entry.name.endsWith('.py') || settings.has(relative(folder, path))) {
+        try {
+          const stat = statSync(path);
+          parts.push(`${relative(folder, path)}:${stat.size}:${stat.mtimeMs}`);
+        } catch {
+          // removed while we looked
+        }
+      }
+    }
+  };
+  walk(folder, 0);
+  return parts.sort().join('\n');
+}
+
 function idOf(value: Record<string, unknown> | undefined): string | undefined {
   const id = value?.id ?? value?.plugin_id;
   return isPluginId(id) ? id : undefined;
@@ -77,8 +112,20 @@ function pick(source: Record<string, unknown> | undefined, keys: string[]): Json
 
 export function createPythonFolders(deps: PythonFoldersDeps): PythonFolders {
   const { adapter, registry, settings } = deps;
+  const current = new Map<string, { fingerprint: string; supervisor: PythonSupervisor; outcome: PythonFolderOutcome }>();
 
+  /** Reuses the running host when nothing it was loaded from has changed (a reload for a data file). */
   async function load(input: PythonFolderLoadInput): Promise<PythonFolderOutcome> {
+    const fingerprint = sourceFingerprint(input.folder, input.manifest);
+    const previous = current.get(input.folder);
+    if (previous && previous.fingerprint === fingerprint && previous.supervisor.active) return previous.outcome;
+    const loaded = await start(input);
+    if (loaded.outcome.ok && loaded.supervisor) current.set(input.folder, { fingerprint, supervisor: loaded.supervisor, outcome: loaded.outcome });
+    else current.delete(input.folder);
+    return loaded.outcome;
+  }
+
+  async function start(input: PythonFolderLoadInput): Promise<{ outcome: PythonFolderOutcome; supervisor?: PythonSupervisor }> {
     const { folder, manifest } = input;
     const legacy = !manifest && idOf(input.file_config) ? input.file_config : undefined;
     const runtime = legacy ? Object.fromEntries(Object.entries(legacy).filter(([k]) => !LEGACY_KEYS.includes(k))) : (input.file_config ?? {});
@@ -114,11 +161,11 @@ export function createPythonFolders(deps: PythonFoldersDeps): PythonFolders {
     });
     adapter.track(supervisor);
     const started = await supervisor.start();
-    if (!started.ok) return { ok: false, error: started.error, ...(claimed ? { plugin_id: claimed } : {}) };
+    if (!started.ok) return { outcome: { ok: false, error: started.error, ...(claimed ? { plugin_id: claimed } : {}) } };
     const plugin = started.hello.plugins[0] as HostPluginInfo | undefined;
     if (!plugin) {
       await supervisor.stop();
-      return { ok: false, error: 'the Python host found no plugin class', ...(claimed ? { plugin_id: claimed } : {}) };
+      return { outcome: { ok: false, error: 'the Python host found no plugin class', ...(claimed ? { plugin_id: claimed } : {}) } };
     }
     const outcome = folderDescriptor({
       folder,
@@ -129,7 +176,7 @@ export function createPythonFolders(deps: PythonFoldersDeps): PythonFolders {
     });
     if (!outcome.ok) {
       await supervisor.stop();
-      return { ok: false, error: outcome.error, ...((outcome.plugin_id ?? claimed) ? { plugin_id: outcome.plugin_id ?? claimed } : {}) };
+      return { outcome: { ok: false, error: outcome.error, ...((outcome.plugin_id ?? claimed) ? { plugin_id: outcome.plugin_id ?? claimed } : {}) } };
     }
     const descriptor = outcome.descriptor;
     ids = [descriptor.id];
@@ -148,7 +195,7 @@ export function createPythonFolders(deps: PythonFoldersDeps): PythonFolders {
         supervisor.retire();
       },
     };
-    return { ok: true, descriptor, loaded };
+    return { outcome: { ok: true, descriptor, loaded }, supervisor };
   }
 
   return {

@@ -69,6 +69,11 @@ export class PythonSupervisor {
     return this.deps.label;
   }
 
+  /** Not retired or stopped: still the source's server. */
+  get active(): boolean {
+    return !this.ended;
+  }
+
   /** Retired or stopped, with no host left running. */
   get finished(): boolean {
     return this.ended && this.processes.size === 0;

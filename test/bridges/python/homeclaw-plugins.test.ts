@@ -56,6 +56,10 @@ describe('HomeClaw Python built-ins', () => {
   it('reloads a Python plugin folder when plugin.py changes and retires the old host', async () => {
     harness = await startHarness({ folders: ['echo'], hot_reload: true });
     const before = harness.bridge.adapter.pidsOf('echo')[0]!;
+    // A file the plugin writes for itself (data, not code) reloads the folder but keeps the running host.
+    writeFileSync(join(harness.pluginsDir, 'echo', 'notes.json'), '{"seen": 1}');
+    await waitFor(() => logged(harness!, 'Loaded built-in plugin echo').length === 2, 10_000);
+    expect(harness.bridge.adapter.pidsOf('echo')).toEqual([before]);
     const file = join(harness.pluginsDir, 'echo', 'plugin.py');
     writeFileSync(file, readFileSync(join(FIXTURES, 'folders', 'echo', 'plugin.py'), 'utf8').replace("f\"{self.config['prefix']} ", 'f"{self.config[\'prefix\']} reloaded '));
     await waitFor(async () => (await harness!.invoke('echo', 'run', { user_input: 'x' })).text === 'echo: reloaded x', 10_000, 100);

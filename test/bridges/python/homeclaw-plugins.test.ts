@@ -53,6 +53,29 @@ describe('HomeClaw Python built-ins', () => {
     expect((await harness.invoke('echo', 'run')).text).toBe('echo: hello there');
   });
 
+  it('asks for config.class when plugin.py defines several plugin classes, and reports initialize() failures', async () => {
+    harness = await startHarness();
+    const dir = join(harness.pluginsDir, 'twins');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'plugin.yaml'), 'id: twins\nname: Twins\ndescription: Two classes.\ntype: python\n');
+    writeFileSync(
+      join(dir, 'plugin.py'),
+      'from base.BasePlugin import BasePlugin\n\nclass LeftPlugin(BasePlugin):\n    async def run(self):\n        return "left"\n\n' +
+        'class RightPlugin(BasePlugin):\n    def initialize(self):\n        super().initialize()\n        if self.config.get("fail"):\n            raise RuntimeError("no API key configured")\n\n    async def run(self):\n        return "right"\n',
+    );
+    await harness.loader.reload(dir);
+    expect(harness.registry.get('twins')).toMatchObject({
+      state: 'error',
+      state_reason: 'plugin.py defines several plugin classes (LeftPlugin, RightPlugin): set config.class in plugin.yaml to choose one',
+    });
+    writeFileSync(join(dir, 'plugin.yaml'), 'id: twins\nname: Twins\ndescription: Two classes.\ntype: python\nconfig: { class: RightPlugin }\n');
+    await harness.loader.reload(dir);
+    expect((await harness.invoke('twins', 'run')).text).toBe('right');
+    writeFileSync(join(dir, 'config.yml'), 'fail: true\n');
+    await harness.loader.reload(dir);
+    expect(harness.registry.get('twins')).toMatchObject({ state: 'error', state_reason: 'RightPlugin.initialize() failed: RuntimeError: no API key configured' });
+  });
+
   it('reloads a Python plugin folder when plugin.py changes and retires the old host', async () => {
     harness = await startHarness({ folders: ['echo'], hot_reload: true });
     const before = harness.bridge.adapter.pidsOf('echo')[0]!;

@@ -154,7 +154,8 @@ def select(init: Dict[str, Any], modules: List[Tuple[str, Any]]) -> Tuple[List[P
         )
     if len(candidates) > 1:
         listed = ", ".join(e.cls.__name__ for e in candidates)
-        raise LoadFailure(f"{names} define several plugin classes ({listed}): set config.class in plugin.yaml to choose one")
+        verb = "defines" if len(modules) == 1 else "define"
+        raise LoadFailure(f"{names} {verb} several plugin classes ({listed}): set config.class in plugin.yaml to choose one")
     return candidates, []
 
 

@@ -114,11 +114,11 @@ export function createPythonFolders(deps: PythonFoldersDeps): PythonFolders {
   const { adapter, registry, settings } = deps;
   const current = new Map<string, { fingerprint: string; supervisor: PythonSupervisor; outcome: PythonFolderOutcome }>();
 
-  /** Reuses the running host when nothing it was loaded from has changed (a reload for a data file). */
+  /** Reuses the running host when it is healthy and nothing it was loaded from has changed (a data file was written). */
   async function load(input: PythonFolderLoadInput): Promise<PythonFolderOutcome> {
     const fingerprint = sourceFingerprint(input.folder, input.manifest);
     const previous = current.get(input.folder);
-    if (previous && previous.fingerprint === fingerprint && previous.supervisor.active) return previous.outcome;
+    if (previous && previous.fingerprint === fingerprint && previous.supervisor.active && previous.supervisor.health().ok) return previous.outcome;
     const loaded = await start(input);
     if (loaded.outcome.ok && loaded.supervisor) current.set(input.folder, { fingerprint, supervisor: loaded.supervisor, outcome: loaded.outcome });
     else current.delete(input.folder);

@@ -151,6 +151,7 @@ export class PythonHostProcess {
   invoke(message: Omit<HostInvoke, 'type'>, signal: AbortSignal): Promise<InvokeOutcome> {
     if (!this.alive || this.stopping) return Promise.resolve({ kind: 'lost', reason: this.exited ? this.describeExit() : 'the Python host is stopping' });
     if (this.pending.has(message.id)) return Promise.resolve({ kind: 'lost', reason: `request ${message.id} is already running` });
+    if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
     return new Promise((resolve) => {
       let settled = false;
       const entry: Pending = {
@@ -170,7 +171,6 @@ export class PythonHostProcess {
         this.checkRetired();
       };
       this.pending.set(message.id, entry);
-      if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       this.send({ type: 'invoke', ...message });
     });

@@ -106,8 +106,9 @@ export class PythonHostProcess {
         done = true;
         clearTimeout(timer);
         host.firstMessage = undefined;
-        if (!outcome.ok) void host.stop();
-        resolve(outcome);
+        // A host that failed to start is gone, with everything it started, before the failure is reported.
+        if (outcome.ok) resolve(outcome);
+        else void host.stop().then(() => resolve(outcome));
       };
       const timer = setTimeout(
         () => finish({ ok: false, error: `the Python host did not start within ${spec.startup_timeout_ms} ms (an import that never finishes?)` }),

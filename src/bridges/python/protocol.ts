@@ -5,7 +5,7 @@
 //   init    {protocol, mode, plugin_dir, module,          hello  {protocol, pid, python, plugins[], skipped[]}
 //            class, config, manifest}                      fatal  {error, traceback?}   (then it exits)
 //   invoke  {id, target, capability, params,              result {id, ok, value? | error, error_type?,
-//            deadline, request}                                   traceback?, cancelled?}
+//            deadline, request}                                   traceback?, cancelled?, timed_out?}
 //   cancel  {id}
 //   (closing stdin ends the host)
 //
@@ -94,6 +94,8 @@ export interface HostResult {
   error_type?: string;
   traceback?: string;
   cancelled?: boolean;
+  /** The call's deadline passed inside the host (a coroutine awaited under it). */
+  timed_out?: boolean;
 }
 
 export type HostToCore = HostHello | HostFatal | HostResult;

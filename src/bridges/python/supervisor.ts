@@ -126,9 +126,11 @@ export class PythonSupervisor {
     return { ok: true, detail: `pid ${host.pid}, Python ${this.hello?.python ?? '?'}, up ${up} s` };
   }
 
-  /** Process ids of every host of this source that is still alive (tests, status). */
+  /** Process ids of every host of this source that is still alive, the one taking new calls first. */
   pids(): number[] {
-    return [...this.processes].filter((p) => p.alive).map((p) => p.pid);
+    const hosts = [...this.processes].filter((p) => p.alive);
+    hosts.sort((a, b) => Number(b === this.current) - Number(a === this.current));
+    return hosts.map((p) => p.pid);
   }
 
   /** Takes no new calls; the running ones finish (at the latest at their deadlines), then the host ends. */
@@ -252,6 +254,7 @@ export class PythonSupervisor {
   private toResult(request: PluginRequest, result: HostResult): PluginResult {
     if (result.ok) return coerceResult(request, result.value);
     if (result.cancelled) return failure(request, `python plugin ${request.plugin_id}: ${request.capability_id} was cancelled`, 'cancelled');
+    if (result.timed_out) return failure(request, `python plugin ${request.plugin_id} did not finish ${request.capability_id} before its deadline`, 'timeout');
     if (result.traceback) this.deps.log.warn({ request_id: request.request_id, traceback: result.traceback }, `python plugin ${request.plugin_id} raised ${result.error_type ?? 'an exception'}`);
     return failure(request, `python plugin ${request.plugin_id} failed in ${request.capability_id}: ${result.error ?? 'unknown error'}`, 'plugin_error');
   }

@@ -1,7 +1,7 @@
 // A Core slice for the Python bridge tests: an in-memory registry, the built-in loader with the Python
 // folder hook, the embedded_plugins/ scanner and a dispatcher, over a temporary plugins folder filled
 // with copies of the fixtures (so hot-reload tests can edit them). Hosts are real /usr/bin/python3 processes.
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,9 +104,34 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await loader.stop();
       await bridge.stop();
       await dispatcher.stop();
+      // No process started for this harness may outlive it (hosts run in the plugin folders under root).
+      const deadline = Date.now() + 5000;
+      while (processesUnder(root).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const left = processesUnder(root);
       rmSync(root, { recursive: true, force: true });
+      if (left.length > 0) {
+        for (const pid of left) process.kill(pid, 'SIGKILL');
+        throw new Error(`processes outlived the harness: ${left.join(', ')}`);
+      }
     },
   };
+}
+
+/** Live processes (not zombies) whose working directory is inside `dir`. */
+export function processesUnder(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${entry}/cwd`);
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if ((cwd === dir || cwd.startsWith(`${dir}/`)) && state !== 'Z' && state !== 'X') found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
 }
 
 /** Log lines whose message contains `text`. */

@@ -1,11 +1,15 @@
 // The Python host as a managed process: crashes restart with backoff (stale with the reason meanwhile,
 // in-flight calls failed at once), a hung call times out while the host keeps serving and is then replaced,
 // max_concurrency is honoured, stop ends the whole process tree, and the child sees no Core secrets.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { HOST_SCRIPT } from '../../../src/bridges/python/host-process.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive, waitFor } from '../../adapters/helpers.js';
-import { logged, startHarness, type Harness } from './harness.js';
+import { FIXTURES, logged, startHarness, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
 
@@ -72,7 +76,7 @@ describe('Python host lifecycle', () => {
     expect(await harness.invoke('unstable', 'ok')).toMatchObject({ success: true, data: { pid: original } });
     expect(await hung).toMatchObject({ success: false, error_code: 'timeout' });
     // The hung thread cannot be interrupted: a fresh host takes over and the old one is ended.
-    await waitFor(() => !isAlive(original), 10_000);
+    await waitFor(() => !isAlive(original) && !harness!.bridge.adapter.pidsOf('unstable').includes(original), 10_000);
     const replacement = harness.bridge.adapter.pidsOf('unstable')[0]!;
     expect(replacement).not.toBe(original);
     expect(await harness.invoke('unstable', 'ok')).toMatchObject({ success: true, data: { pid: replacement } });
@@ -83,6 +87,17 @@ describe('Python host lifecycle', () => {
     expect(await harness.invoke('unstable', 'nap', { seconds: 30 }, 1)).toMatchObject({ success: false, error_code: 'timeout' });
     await new Promise((r) => setTimeout(r, 1500));
     expect(harness.bridge.adapter.pidsOf('unstable')).toEqual([replacement]);
+
+    // The host enforces the deadline itself too: straight to the adapter, with a signal that never fires.
+    const record = harness.registry.get('unstable')!;
+    const nap = record.descriptor.capabilities.find((c) => c.id === 'nap')!;
+    const direct = await harness.bridge.adapter.invoke({
+      record,
+      capability: nap,
+      request: { request_id: 'direct-1', plugin_id: 'unstable', capability_id: 'nap', parameters: { seconds: 30 }, deadline: Date.now() + 500 },
+      signal: new AbortController().signal,
+    });
+    expect(direct).toMatchObject({ success: false, error_code: 'timeout', error: 'python plugin unstable did not finish nap before its deadline' });
   });
 
   it('runs calls concurrently up to config.max_concurrency', async () => {
@@ -110,6 +125,23 @@ describe('Python host lifecycle', () => {
     expect(isAlive(host)).toBe(false);
     await waitFor(() => children.every((pid) => !isAlive(pid)), 5000);
     expect(harness.bridge.adapter.allPids()).toEqual([]);
+  });
+
+  it('ends the processes it started when its stdin closes without a signal (the Core was killed)', async () => {
+    const folder = join(FIXTURES, 'folders', 'unstable');
+    const host = spawn('/usr/bin/python3', ['-B', HOST_SCRIPT], { cwd: folder, detached: true, stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const lines = createInterface({ input: host.stdout! })[Symbol.asyncIterator]();
+    host.stdin!.write(`${JSON.stringify({ type: 'init', protocol: 1, mode: 'folder', plugin_dir: folder, module: null, class: null, config: {}, manifest: null })}\n`);
+    expect(JSON.parse((await lines.next()).value as string)).toMatchObject({ type: 'hello', plugins: [{ class: 'UnstablePlugin', kind: 'generic' }] });
+    host.stdin!.write(`${JSON.stringify({ type: 'invoke', id: 'r1', target: 'UnstablePlugin', capability: 'spawn', params: {}, deadline: Date.now() + 10_000, request: {} })}\n`);
+    const result = JSON.parse((await lines.next()).value as string) as { ok: boolean; value: { data: { pids: number[] } } };
+    const [sameGroup] = result.value.data.pids;
+    expect(isAlive(sameGroup!)).toBe(true);
+    host.stdin!.end();
+    await once(host, 'close');
+    await waitFor(() => !isAlive(sameGroup!), 5000);
+    // The one that left the group (its own session) is the Core's to end: it lists descendants before signalling.
+    process.kill(result.value.data.pids[1]!, 'SIGKILL');
   });
 
   it("gives the host PATH, HOME, LANG, TZ and the manifest's env, never the Core's secrets", async () => {

@@ -9,8 +9,10 @@ Standard library only.
 import asyncio
 import os
 import platform
+import signal
 import sys
 import threading
+import time
 import traceback
 from typing import Any, Dict
 
@@ -39,7 +41,11 @@ def serve(wire: Any, log: Any, messages: Any, entries: Any) -> None:
         except asyncio.CancelledError:
             reply.update(ok=False, cancelled=True, error="cancelled by the Core")
         except (asyncio.TimeoutError, TimeoutError) as err:
-            reply.update(ok=False, error_type="TimeoutError", error=f"did not finish before its deadline ({describe_error(err)})")
+            deadline = message.get("deadline")
+            if isinstance(deadline, (int, float)) and time.time() * 1000 >= deadline:
+                reply.update(ok=False, timed_out=True, error_type="TimeoutError", error="did not finish before its deadline")
+            else:  # the plugin's own timeout (a network call...), an error like any other
+                reply.update(ok=False, error_type="TimeoutError", error=describe_error(err), traceback=traceback.format_exc())
         except BaseException as err:  # a plugin's exception (even SystemExit) is its answer, never the host's end
             reply.update(ok=False, error_type=type(err).__name__, error=describe_error(err), traceback=traceback.format_exc())
         finally:
@@ -103,7 +109,20 @@ def main() -> int:
         "skipped": skipped,
     })
     serve(wire, log, messages, entries)
+    end_process_group()
     return 0
+
+
+def end_process_group() -> None:
+    """stdin closed: the Core is done with this host, or gone. Processes the plugin started in the host's
+    group must not outlive it, even when the Core could not signal them (it was killed)."""
+    if os.getpgrp() != os.getpid():
+        return  # not started by the Core as a group leader (e.g. run by hand): leave the caller's group alone
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        os.killpg(os.getpgrp(), signal.SIGTERM)
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":

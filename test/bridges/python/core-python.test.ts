@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCore, type TestCore } from '../../helpers/core.js';
 import { isAlive } from '../../adapters/helpers.js';
-import { FIXTURES } from './harness.js';
+import { FIXTURES, processesUnder } from './harness.js';
 
 let core: TestCore;
 
@@ -50,5 +50,6 @@ describe('Python plugins in the Core', () => {
     expect(pids.every(isAlive)).toBe(true);
     await core.stop();
     expect(pids.some(isAlive)).toBe(false);
+    expect(processesUnder(core.dataDir)).toEqual([]);
   });
 });

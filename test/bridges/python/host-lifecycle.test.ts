@@ -58,6 +58,21 @@ describe('Python host lifecycle', () => {
     expect(states.filter((s) => s.startsWith('online')).length).toBe(2);
   });
 
+  it('lets a call running in the old host finish when the plugin is reloaded', async () => {
+    harness = await startHarness({ folders: ['unstable'] });
+    const old = harness.bridge.adapter.pidsOf('unstable')[0]!;
+    const napping = harness.invoke('unstable', 'nap', { seconds: 3 });
+    await new Promise((r) => setTimeout(r, 300));
+    const file = join(harness.pluginsDir, 'unstable', 'plugin.py');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('return {"text": "ok"', 'return {"text": "ok again"'));
+    await harness.loader.reload(join(harness.pluginsDir, 'unstable'));
+    // New calls go to the new host at once, while the old one finishes the nap instead of being killed.
+    expect(await harness.invoke('unstable', 'ok')).toMatchObject({ text: 'ok again' });
+    expect(harness.bridge.adapter.pidsOf('unstable')[0]).not.toBe(old);
+    expect(await napping).toMatchObject({ success: true, text: 'rested' });
+    await waitFor(() => !isAlive(old), 5000);
+  });
+
   it('turns an exception into an error result and keeps serving', async () => {
     harness = await startHarness({ folders: ['unstable'] });
     const pid = harness.bridge.adapter.pidsOf('unstable')[0];

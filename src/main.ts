@@ -44,6 +44,7 @@ import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
+import { createPythonBridge } from './bridges/python/bridge.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -153,6 +154,12 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
 
     const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });
     await mqttAdapter.start();
+    const python = createPythonBridge({
+      registry,
+      log: log.child({ room: 'bridges', type: 'python' }),
+      roots: [config.plugins.dir, ...config.plugins.extra_dirs],
+      hot_reload: config.plugins.hot_reload,
+    });
     const loader = createBuiltinLoader({
       dir: config.plugins.dir,
       extra_dirs: config.plugins.extra_dirs,
@@ -160,19 +167,23 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       registry,
       log: log.child({ room: 'adapters', type: 'inline' }),
       hot_reload: config.plugins.hot_reload,
+      python: python.folders,
+      keep_record: python.ownsRecord,
     });
     const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness });
     const subprocessAdapter = createSubprocessAdapter({ log: log.child({ room: 'adapters', type: 'subprocess' }) });
     const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }) });
-    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter] as PluginAdapter[]) {
+    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter, python.adapter] as PluginAdapter[]) {
       adapters.set(adapter.type, adapter);
       dispatcher.registerAdapter(adapter);
     }
     const attachments = new AdapterAttachments({ registry, adapters, log });
     attachments.start();
     started.push({ name: 'adapter-attachments', stop: () => attachments.stop() });
+    started.push({ name: 'python-bridge', stop: () => python.stop() });
     await loader.start();
     started.push({ name: 'builtin-loader', stop: () => loader.stop() });
+    await python.embedded.start();
 
     // A plugin credential names the ids it may claim; anonymous (loopback) and admin clients may claim any.
     const mayUsePluginId = (publisher: PublisherIdentity | undefined, pluginId: string): boolean =>
@@ -279,6 +290,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         retrieval: retrieval.status(),
         llm: config.llm.base_url ? { configured: true, base_url: config.llm.base_url, model: config.llm.model } : { configured: false },
         builtins: loader.status(),
+        python: python.status(),
       }),
     });
     const { port: httpPort, url: httpUrl } = await http.listen();

@@ -297,6 +297,7 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         retrieval: { type: 'object' },
         llm: { type: 'object' },
         builtins: { type: 'array', items: { type: 'object' } },
+        python: { type: 'object', description: 'Python plugin hosts: per file under embedded_plugins/, its plugin ids, host pids and load errors.' },
       },
     },
     JsonRpcMessage: {

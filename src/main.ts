@@ -42,6 +42,9 @@ import { TypedEventBus } from './registry/events.js';
 import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
+import { registerHealthRoutes, HEALTH_PATHS } from './api/routes/health.js';
+import { createCoreReadiness } from './observability/core-readiness.js';
+import type { Readiness } from './observability/readiness.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -57,6 +60,8 @@ export interface CoreContext {
   adapters: Map<string, PluginAdapter>;
   http: HttpServer;
   retrieval: Retrieval;
+  /** Named up/down checks behind GET /readyz; a room adds its own with readiness.add(name, probe). */
+  readiness: Readiness;
 }
 
 export interface RunningCore {
@@ -86,7 +91,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     if (!loaded.ok) throw new ConfigError(`invalid configuration:\n${formatConfigErrors(loaded.errors)}`);
     config = loaded.config;
   }
-  const log = options.log ?? createLogger({ level: config.log_level });
+  const log = options.log ?? createLogger({ level: config.log_level, format: config.log_format });
   const started: { name: string; stop: () => Promise<void> | void }[] = [];
   const stopAll = async (): Promise<void> => {
     for (const { name, stop } of started.reverse()) {
@@ -213,7 +218,17 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     started.push({ name: 'channels', stop: () => channels.stop() });
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
-    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log });
+    const readiness = createCoreReadiness({
+      config,
+      log: log.child({ room: 'observability' }),
+      bus,
+      ...(broker ? { broker } : {}),
+      db,
+      retrieval,
+      registeredPlugins: () => registry.list().length,
+    });
+    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths: HEALTH_PATHS });
+    registerHealthRoutes(http.app, { readiness });
     const health = async (record: PluginRecord): Promise<HealthReport> => {
       const adapter = adapters.get(record.descriptor.type);
       if (adapter?.health) return adapter.health(record);
@@ -250,7 +265,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     started.push({ name: 'http', stop: () => http.close() });
     log.info({ url: httpUrl }, 'HTTP API listening');
 
-    const ctx: CoreContext = { config, log, db, bus, ...(broker ? { broker } : {}), registry, dispatcher, credentials, profiles, pendingCalls, adapters, http, retrieval };
+    const ctx: CoreContext = { config, log, db, bus, ...(broker ? { broker } : {}), registry, dispatcher, credentials, profiles, pendingCalls, adapters, http, retrieval, readiness };
     log.info({ data_dir: config.data_dir, plugins: registry.list().length }, 'HomeClaw Core started');
     let stopping: Promise<void> | undefined;
     return {

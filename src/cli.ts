@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { CoreClient, CoreClientError, describeApiError } from './cli/core-client.js';
 import { coerceParameters, parseKeyValues } from './cli/kv-args.js';
 import { registerChatCommands } from './cli/chat.js';
+import { registerDoctorCommand } from './cli/doctor-command.js';
 import { runSearchCommand } from './cli/search-command.js';
 import { textTable } from './cli/table.js';
 import { ConfigError, startCore } from './main.js';
@@ -165,6 +166,7 @@ export function buildProgram(): Command {
     });
 
   registerChatCommands(program);
+  registerDoctorCommand(program);
 
   program
     .command('invoke <plugin> <capability> [params...]')

@@ -1,6 +1,7 @@
 // How log lines look: JSON lines for machines (files, journald, Docker, log shippers), or one readable
 // line per event for a person at a terminal. Both come from the same pino records after redaction, so
 // the pretty form never shows a secret the JSON form would hide.
+import { Writable } from 'node:stream';
 import type { DestinationStream } from 'pino';
 import PinoPretty from 'pino-pretty';
 
@@ -31,7 +32,7 @@ export interface PrettyOptions {
  */
 export function prettyDestination(options: PrettyOptions): DestinationStream {
   return PinoPretty({
-    destination: options.destination ?? 2,
+    destination: asStream(options.destination ?? 2),
     // A person reads these lines at the pace they come; writing synchronously costs nothing noticeable
     // and keeps the last lines before an exit (a crash message above all) from being lost.
     sync: true,
@@ -40,5 +41,17 @@ export function prettyDestination(options: PrettyOptions): DestinationStream {
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname,app,room',
     messageFormat: '{if room}[{room}] {end}{msg}',
+  });
+}
+
+/** pino-pretty pipes into its destination, so a bare `{ write }` object is wrapped in a stream. */
+function asStream(destination: number | DestinationStream | NodeJS.WritableStream): number | NodeJS.WritableStream {
+  if (typeof destination === 'number' || typeof (destination as { on?: unknown }).on === 'function') return destination as number | NodeJS.WritableStream;
+  const sink = destination as DestinationStream;
+  return new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      sink.write(chunk.toString());
+      done();
+    },
   });
 }

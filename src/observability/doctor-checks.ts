@@ -2,6 +2,7 @@
 // configured to use? Each answers pass, fail (with the fix) or skip (not configured). None changes
 // anything beyond a probe file it removes again.
 import { accessSync, constants, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
@@ -66,16 +67,30 @@ function tryListen(host: string, port: number): Promise<NodeJS.ErrnoException | 
   });
 }
 
-/** Whether a HomeClaw Core answers /healthz there: "in use" then has a likely culprit. */
-async function homeclawAnswers(host: string, port: number): Promise<boolean> {
-  const target = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
-  try {
-    const response = await fetch(`http://${target}:${port}/healthz`, { signal: AbortSignal.timeout(1500) });
-    const body = (await response.json()) as { status?: unknown };
-    return response.ok && body.status === 'ok';
-  } catch {
-    return false;
-  }
+/**
+ * Whether a HomeClaw Core answers /healthz there: "in use" then has a likely culprit. A plain one-shot
+ * request on its own socket, destroyed at the end, so a program that never answers HTTP holds nothing.
+ */
+function homeclawAnswers(host: string, port: number): Promise<boolean> {
+  const target = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return new Promise((resolve) => {
+    const request = httpGet({ host: target, port, path: '/healthz', agent: false, timeout: 1500 }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk.slice(0, 200)));
+      response.on('end', () => {
+        request.destroy();
+        try {
+          resolve(response.statusCode === 200 && (JSON.parse(body) as { status?: unknown }).status === 'ok');
+        } catch {
+          resolve(false);
+        }
+      });
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(false));
+    request.on('close', () => resolve(false));
+  });
 }
 
 export async function checkPortFree(target: PortCheckTarget): Promise<DoctorCheck> {

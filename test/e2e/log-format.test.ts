@@ -34,7 +34,8 @@ async function startCoreProcess(args: string[], extraEnv: NodeJS.ProcessEnv, ter
   await ensureBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'homeclaw-log-format-'));
   dirs.push(dataDir);
-  const env = { ...process.env, ...(await coreProcessEnv(dataDir, SHIPPED_PLUGINS_DIR)), HOMECLAW_LOG_LEVEL: 'info', ...extraEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(await coreProcessEnv(dataDir, SHIPPED_PLUGINS_DIR)), HOMECLAW_LOG_LEVEL: 'info' };
+  // The developer's own shell setting must not decide what the test sees.
   delete env.HOMECLAW_LOG_FORMAT;
   Object.assign(env, extraEnv);
   const command = [process.execPath, CLI, 'start', ...args].map((part) => `'${part}'`).join(' ');

@@ -1,7 +1,5 @@
 // Readiness: named checks, each up or down, with deadlines, a short cache and one log line per change;
 // the Core's own probes against real parts (an embedded broker, SQLite, HTTP servers).
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmbeddedBroker } from '../../src/bus/broker.js';
@@ -14,6 +12,7 @@ import { homeAssistantTarget, probeHomeAssistant, probeLlm } from '../../src/obs
 import { Readiness, type ProbeOutcome } from '../../src/observability/readiness.js';
 import { startScriptedLlm } from '../helpers/scripted-llm.js';
 import { freePort } from '../helpers/ports.js';
+import { startFakeHomeAssistant } from '../helpers/fake-home-assistant.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -28,16 +27,10 @@ function capturedLog(): { log: ReturnType<typeof createLogger>; lines: () => Rec
 
 const signal = (): AbortSignal => AbortSignal.timeout(3000);
 
-/** A stand-in for Home Assistant's REST API root: GET /api/ with the right bearer token answers 200. */
 async function fakeHomeAssistant(token: string): Promise<string> {
-  const server = http.createServer((req, res) => {
-    if (req.url !== '/api/') return void res.writeHead(404).end();
-    if (req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end('401: Unauthorized');
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'API running.' }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const ha = await startFakeHomeAssistant(token);
+  cleanups.push(() => ha.close());
+  return ha.url;
 }
 
 describe('Readiness', () => {

@@ -31,8 +31,7 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     HOMECLAW_DATA_DIR=/data \
     HOMECLAW_MQTT_HOST=0.0.0.0 \
-    HOMECLAW_HTTP_HOST=0.0.0.0 \
-    HOMECLAW_HTTP_PORT=8765
+    HOMECLAW_HTTP_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

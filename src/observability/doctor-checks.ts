@@ -234,8 +234,8 @@ export async function checkEncoder(name: string, embed: () => Promise<number[][]
 
 // ---- LLM and Home Assistant ----------------------------------------------------------------------------
 
-export function llmCheck(baseUrl: string, result: EndpointCheck): DoctorCheck {
-  if (result.up) return pass('llm', `${result.reason} (${baseUrl})`);
+export function llmCheck(result: EndpointCheck): DoctorCheck {
+  if (result.up) return pass('llm', result.reason);
   const fixes: Record<NonNullable<EndpointCheck['problem']>, string> = {
     unreachable: 'start the model server, or correct HOMECLAW_LLM_BASE_URL (llm.base_url), e.g. http://127.0.0.1:11434/v1 for Ollama',
     timeout: 'the server did not answer in time: check that it is running and not overloaded, and the address in HOMECLAW_LLM_BASE_URL',
@@ -247,8 +247,8 @@ export function llmCheck(baseUrl: string, result: EndpointCheck): DoctorCheck {
   return fail('llm', result.reason, fixes[result.problem ?? 'http_error']);
 }
 
-export function homeAssistantCheck(url: string, hasToken: boolean, result: EndpointCheck): DoctorCheck {
-  if (result.up) return pass('homeassistant', `${result.reason} (${url})`);
+export function homeAssistantCheck(hasToken: boolean, result: EndpointCheck): DoctorCheck {
+  if (result.up) return pass('homeassistant', result.reason);
   const tokenFix = 'create a long-lived access token in Home Assistant (your profile, Security tab) and set HOMECLAW_HA_TOKEN (homeassistant.token)';
   const fixes: Record<NonNullable<EndpointCheck['problem']>, string> = {
     unreachable: 'check HOMECLAW_HA_URL (homeassistant.url), e.g. http://homeassistant.local:8123, and that Home Assistant is running',

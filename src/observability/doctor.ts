@@ -89,13 +89,13 @@ function configuredChecks(config: CoreConfig, env: Record<string, string | undef
   checks.push(...retrievalChecks(config, timeoutMs));
   checks.push(
     config.llm.base_url
-      ? probeLlm(config.llm, AbortSignal.timeout(timeoutMs)).then((result) => llmCheck(config.llm.base_url as string, result))
+      ? probeLlm(config.llm, AbortSignal.timeout(timeoutMs)).then(llmCheck)
       : Promise.resolve(skip('llm', 'no LLM configured (slash commands and direct routing only); set HOMECLAW_LLM_BASE_URL to add one')),
   );
   const homeAssistant = homeAssistantTarget(config, env);
   checks.push(
     homeAssistant
-      ? probeHomeAssistant(homeAssistant, AbortSignal.timeout(timeoutMs)).then((result) => homeAssistantCheck(homeAssistant.url, homeAssistant.token !== null, result))
+      ? probeHomeAssistant(homeAssistant, AbortSignal.timeout(timeoutMs)).then((result) => homeAssistantCheck(homeAssistant.token !== null, result))
       : Promise.resolve(skip('homeassistant', 'Home Assistant not configured')),
   );
   return checks;

@@ -218,17 +218,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     started.push({ name: 'channels', stop: () => channels.stop() });
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
-    const readiness = createCoreReadiness({
-      config,
-      log: log.child({ room: 'observability' }),
-      bus,
-      ...(broker ? { broker } : {}),
-      db,
-      retrieval,
-      registeredPlugins: () => registry.list().length,
-    });
     const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths: HEALTH_PATHS });
-    registerHealthRoutes(http.app, { readiness });
     const health = async (record: PluginRecord): Promise<HealthReport> => {
       const adapter = adapters.get(record.descriptor.type);
       if (adapter?.health) return adapter.health(record);
@@ -245,6 +235,16 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     registerMcpRoutes(http.app, { registry, dispatcher, log: log.child({ room: 'api', component: 'mcp' }), authorize: http.authorize, findPlugins: findPluginsTool(retrieval) });
     registerOpenApiRoute(http.app);
+    const readiness = createCoreReadiness({
+      config,
+      log: log.child({ room: 'observability' }),
+      bus,
+      ...(broker ? { broker } : {}),
+      db,
+      retrieval,
+      registeredPlugins: () => registry.list().length,
+    });
+    registerHealthRoutes(http.app, { readiness });
     const startedAt = Date.now();
     registerStatusRoutes(http.app, {
       status: () => ({

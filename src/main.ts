@@ -24,6 +24,9 @@ import { registerPluginRoutes } from './api/routes/plugins.js';
 import { registerStatusRoutes } from './api/routes/status.js';
 import { startEventFeed, type EventFeed } from './api/event-feed.js';
 import { registerOpenApiRoute } from './api/routes/openapi.js';
+import { registerHealthRoutes, HEALTH_PATHS } from './api/routes/health.js';
+import { createCoreReadiness } from './observability/core-readiness.js';
+import type { Readiness } from './observability/readiness.js';
 import { registerAdminRoutes } from './api/routes/admin.js';
 import { registerProfileRoutes } from './api/routes/profiles.js';
 import { SqliteProfileStore, seedProfiles } from './conversation/profile-store.js';
@@ -42,9 +45,6 @@ import { TypedEventBus } from './registry/events.js';
 import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
-import { registerHealthRoutes, HEALTH_PATHS } from './api/routes/health.js';
-import { createCoreReadiness } from './observability/core-readiness.js';
-import type { Readiness } from './observability/readiness.js';
 
 export interface CoreContext {
   config: CoreConfig;

@@ -24,6 +24,9 @@ import { registerPluginRoutes } from './api/routes/plugins.js';
 import { registerStatusRoutes } from './api/routes/status.js';
 import { startEventFeed, type EventFeed } from './api/event-feed.js';
 import { registerOpenApiRoute } from './api/routes/openapi.js';
+import { registerHealthRoutes, HEALTH_PATHS } from './api/routes/health.js';
+import { createCoreReadiness } from './observability/core-readiness.js';
+import type { Readiness } from './observability/readiness.js';
 import { registerAdminRoutes } from './api/routes/admin.js';
 import { registerProfileRoutes } from './api/routes/profiles.js';
 import { SqliteProfileStore, seedProfiles } from './conversation/profile-store.js';
@@ -60,6 +63,8 @@ export interface CoreContext {
   adapters: Map<string, PluginAdapter>;
   http: HttpServer;
   retrieval: Retrieval;
+  /** Named up/down checks behind GET /readyz; a room adds its own with readiness.add(name, probe). */
+  readiness: Readiness;
 }
 
 export interface RunningCore {
@@ -91,7 +96,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     if (!loaded.ok) throw new ConfigError(`invalid configuration:\n${formatConfigErrors(loaded.errors)}`);
     config = loaded.config;
   }
-  const log = options.log ?? createLogger({ level: config.log_level });
+  const log = options.log ?? createLogger({ level: config.log_level, format: config.log_format });
   const started: { name: string; stop: () => Promise<void> | void }[] = [];
   const stopAll = async (): Promise<void> => {
     for (const { name, stop } of started.reverse()) {
@@ -259,7 +264,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     }
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
-    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log });
+    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths: HEALTH_PATHS });
     const health = async (record: PluginRecord): Promise<HealthReport> => {
       const adapter = adapters.get(record.descriptor.type);
       if (adapter?.health) return adapter.health(record);
@@ -276,6 +281,16 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     registerMcpRoutes(http.app, { registry, dispatcher, log: log.child({ room: 'api', component: 'mcp' }), authorize: http.authorize, findPlugins: findPluginsTool(retrieval) });
     registerOpenApiRoute(http.app);
+    const readiness = createCoreReadiness({
+      config,
+      log: log.child({ room: 'observability' }),
+      bus,
+      ...(broker ? { broker } : {}),
+      db,
+      retrieval,
+      registeredPlugins: () => registry.list().length,
+    });
+    registerHealthRoutes(http.app, { readiness });
     const startedAt = Date.now();
     registerStatusRoutes(http.app, {
       status: () => ({
@@ -297,7 +312,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     started.push({ name: 'http', stop: () => http.close() });
     log.info({ url: httpUrl }, 'HTTP API listening');
 
-    const ctx: CoreContext = { config, log, db, bus, ...(broker ? { broker } : {}), registry, dispatcher, credentials, profiles, pendingCalls, adapters, http, retrieval };
+    const ctx: CoreContext = { config, log, db, bus, ...(broker ? { broker } : {}), registry, dispatcher, credentials, profiles, pendingCalls, adapters, http, retrieval, readiness };
     log.info({ data_dir: config.data_dir, plugins: registry.list().length }, 'HomeClaw Core started');
     let stopping: Promise<void> | undefined;
     return {

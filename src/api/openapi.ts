@@ -300,6 +300,20 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         python: { type: 'object', description: 'Python plugin hosts: per file under embedded_plugins/, its plugin ids, host pids and load errors.' },
       },
     },
+    Liveness: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { const: 'ok' } },
+    },
+    Readiness: {
+      type: 'object',
+      description: 'Up or down per part (broker, registry, retrieval; llm and homeassistant when configured). Why a part is down is in the Core log.',
+      required: ['status', 'checks'],
+      properties: {
+        status: { enum: ['ready', 'not ready'] },
+        checks: { type: 'object', additionalProperties: { enum: ['up', 'down'] } },
+      },
+    },
     JsonRpcMessage: {
       description: 'An MCP JSON-RPC 2.0 message (or a batch of them); see the MCP streamable HTTP transport.',
       oneOf: [
@@ -356,6 +370,18 @@ function paths(): JsonObject {
       get: operation('getOpenApi', 'This document', ['meta'], {
         security: [],
         responses: { '200': ok('The OpenAPI 3.1 document of the HTTP API.', { type: 'object' }) },
+      }),
+    },
+    '/healthz': {
+      get: operation('getLiveness', 'The process answers (no token needed)', ['meta'], {
+        security: [],
+        responses: { '200': ok('The Core is alive.', ref('Liveness')) },
+      }),
+    },
+    '/readyz': {
+      get: operation('getReadiness', 'Whether every part the Core needs is up (no token needed)', ['meta'], {
+        security: [],
+        responses: { '200': ok('Every part is up.', ref('Readiness')), '503': ok('At least one part is down.', ref('Readiness')) },
       }),
     },
     '/api/status': {

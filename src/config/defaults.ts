@@ -4,6 +4,7 @@ import type { CoreConfig } from './types.js';
 export const DEFAULT_CONFIG: CoreConfig = {
   data_dir: './data',
   log_level: 'info',
+  log_format: 'auto',
   broker: {
     url: null,
     username: null,

@@ -19,6 +19,7 @@ type Tree = Record<string, unknown>;
 const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | 'bool' | 'int' | 'number' }[] = [
   { name: 'HOMECLAW_DATA_DIR', path: ['data_dir'], kind: 'string' },
   { name: 'HOMECLAW_LOG_LEVEL', path: ['log_level'], kind: 'string' },
+  { name: 'HOMECLAW_LOG_FORMAT', path: ['log_format'], kind: 'string' },
   { name: 'HOMECLAW_MQTT_HOST', path: ['broker', 'host'], kind: 'string' },
   { name: 'HOMECLAW_MQTT_PORT', path: ['broker', 'port'], kind: 'port' },
   { name: 'HOMECLAW_WS_PORT', path: ['broker', 'ws_port'], kind: 'port' },

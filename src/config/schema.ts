@@ -13,6 +13,7 @@ function obj(properties: Record<string, unknown>): Record<string, unknown> {
 export const CONFIG_SCHEMA = obj({
   data_dir: str,
   log_level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+  log_format: { enum: ['auto', 'pretty', 'json'] },
   broker: obj({
     url: { type: ['string', 'null'], pattern: '^(mqtts?|wss?|tcp)://' },
     username: nullableStr,

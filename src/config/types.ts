@@ -119,6 +119,8 @@ export interface Zigbee2mqttConfig {
 export interface CoreConfig {
   data_dir: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** auto: one readable line per event when the log goes to a terminal, JSON lines otherwise. */
+  log_format: 'auto' | 'pretty' | 'json';
   broker: BrokerConfig;
   http: HttpConfig;
   dispatch: DispatchConfig;

@@ -36,6 +36,11 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_LLM_BASE_URL', path: ['llm', 'base_url'], kind: 'string' },
   { name: 'HOMECLAW_LLM_MODEL', path: ['llm', 'model'], kind: 'string' },
   { name: 'HOMECLAW_LLM_API_KEY', path: ['llm', 'api_key'], kind: 'string' },
+  { name: 'HOMECLAW_HA_URL', path: ['homeassistant', 'url'], kind: 'string' },
+  { name: 'HOMECLAW_HA_TOKEN', path: ['homeassistant', 'token'], kind: 'string' },
+  { name: 'HOMECLAW_HA_DISCOVERY', path: ['homeassistant', 'discovery'], kind: 'bool' },
+  { name: 'HOMECLAW_HA_DISCOVERY_PREFIX', path: ['homeassistant', 'discovery_prefix'], kind: 'string' },
+  { name: 'HOMECLAW_HA_REFRESH_SEC', path: ['homeassistant', 'refresh_sec'], kind: 'int' },
 ];
 
 function isTree(value: unknown): value is Tree {

@@ -23,6 +23,13 @@ export const SCHEMA_FILES = {
   'channel-message-in': 'channel-message-in.schema.json',
   'channel-message-out': 'channel-message-out.schema.json',
   event: 'event.schema.json',
+  'call-request': 'call-request.schema.json',
+  'call-rejection': 'call-rejection.schema.json',
+  'ha-core-state': 'ha-core-state.schema.json',
+  'ha-plugin-state': 'ha-plugin-state.schema.json',
+  'ha-button-press': 'ha-button-press.schema.json',
+  'ha-status': 'ha-status.schema.json',
+  'ha-device-discovery': 'ha-device-discovery.schema.json',
 } as const;
 
 export type SchemaName = keyof typeof SCHEMA_FILES;

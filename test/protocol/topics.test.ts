@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { findPackageRoot } from '../../src/package-root.js';
-import { filters, parseTopic, topicMatches, topics, type EventKind } from '../../src/protocol/topics.js';
+import { filters, haFilters, parseTopic, topicMatches, topics, type EventKind } from '../../src/protocol/topics.js';
 
 const root = findPackageRoot(import.meta.url);
 const asyncApiPath = join(root, 'topics', 'asyncapi.yaml');
@@ -26,6 +26,14 @@ const samples: Record<keyof typeof topics, () => string> = {
   channelIn: () => topics.channelIn('cli'),
   channelOut: () => topics.channelOut('telegram'),
   events: () => topics.events('registry'),
+  call: () => topics.call('weather', 'forecast'),
+  callResult: () => topics.callResult('3f2c9a1e-5b7d-4c2e'),
+  callResultInvalid: () => topics.callResultInvalid(),
+  haCoreState: () => topics.haCoreState(),
+  haPluginState: () => topics.haPluginState('weather'),
+  haPress: () => topics.haPress('weather', 'forecast'),
+  haDiscovery: () => topics.haDiscovery('homeassistant', 'homeclaw_weather'),
+  haStatus: () => topics.haStatus('homeassistant'),
 };
 const eventKinds: EventKind[] = ['registry', 'invocation'];
 
@@ -41,10 +49,13 @@ function channelsFor(topic: string): string[] {
   return Object.entries(channels).filter(([, c]) => addressRegex(c.address).test(topic)).map(([id]) => id);
 }
 
-/** A subscription filter covers a channel when it is the address with every {param} replaced by '+'. */
+/**
+ * A subscription filter covers a channel when it is the address with every {param} replaced by '+'
+ * ({discovery_prefix} by Home Assistant's default prefix: it is configured, never a wildcard).
+ */
 function channelsForFilter(filter: string): string[] {
   return Object.entries(channels)
-    .filter(([, c]) => c.address.replace(/\{[a-z_]+\}/g, '+') === filter)
+    .filter(([, c]) => c.address.replace('{discovery_prefix}', 'homeassistant').replace(/\{[a-z_]+\}/g, '+') === filter)
     .map(([id]) => id);
 }
 
@@ -63,7 +74,7 @@ describe('topics.ts against asyncapi.yaml', () => {
       // The parser of topics.ts recognises every topic the document describes.
       expect(parseTopic(topic), topic).not.toBeNull();
     }
-    for (const filter of Object.values(filters)) {
+    for (const filter of [...Object.values(filters), haFilters.discovery('homeassistant')]) {
       const matched = channelsForFilter(filter);
       expect(matched, `filter ${filter}`).toHaveLength(1);
       matched.forEach((id) => used.add(id));

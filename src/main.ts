@@ -42,6 +42,7 @@ import { TypedEventBus } from './registry/events.js';
 import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
+import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -158,10 +159,14 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness });
     const subprocessAdapter = createSubprocessAdapter({ log: log.child({ room: 'adapters', type: 'subprocess' }) });
     const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }) });
-    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter] as PluginAdapter[]) {
+    const homeAssistant = { config: config.homeassistant, registry, log };
+    const haAdapter = createHomeAssistantAdapter(homeAssistant);
+    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter, haAdapter].filter(Boolean) as PluginAdapter[]) {
       adapters.set(adapter.type, adapter);
       dispatcher.registerAdapter(adapter);
     }
+    // Before the adapters attach, so the plugin connects once, with its current settings.
+    syncHomeAssistantPlugin(homeAssistant);
     const attachments = new AdapterAttachments({ registry, adapters, log });
     attachments.start();
     started.push({ name: 'adapter-attachments', stop: () => attachments.stop() });

@@ -1,0 +1,65 @@
+// GetLiveContext's answer, in the exact shape Home Assistant's GetLiveContextTool produces (JSON envelope
+// from server.py's json.dumps, preamble line, PyYAML list), read into names, domains and areas.
+import { describe, expect, it } from 'vitest';
+import { parseLiveContext } from '../../../src/bridges/homeassistant/live-context.js';
+import { liveContextText, pythonJsonDumps } from '../../fixtures/homeassistant/ha-formats.js';
+
+// Verbatim from Home Assistant's own test of GetLiveContext (tests/helpers/test_llm.py), aliases included.
+const HA_TEST_TEXT = `Live Context: An overview of the areas and the devices in this smart home:
+- names: '1'
+  domain: light
+  state: unavailable
+  areas: Test Area 2
+- names: Kitchen
+  domain: light
+  state: 'on'
+  attributes:
+    temperature: '0.9'
+    humidity: '65'
+- names: Test Device, my test light
+  domain: light
+  state: unavailable
+  areas: Test Area, Alternative name
+`;
+
+describe('parseLiveContext', () => {
+  it("reads Home Assistant's own example inside the tool's JSON envelope", () => {
+    const outcome = parseLiveContext(pythonJsonDumps({ success: true, result: HA_TEST_TEXT }));
+    expect(outcome).toEqual({
+      ok: true,
+      entities: [
+        { names: ['1'], domain: 'light', areas: ['Test Area 2'] },
+        { names: ['Kitchen'], domain: 'light', areas: [] },
+        { names: ['Test Device', 'my test light'], domain: 'light', areas: ['Test Area', 'Alternative name'] },
+      ],
+    });
+  });
+
+  it('reads the bare text too, with quoting PyYAML applies (yes/no/on, numbers, colons)', () => {
+    const text = liveContextText([
+      { entity_id: 'switch.yes', names: ['Yes'], area: 'Garage: north', state: 'on' },
+      { entity_id: 'sensor.x', names: ['12.5'], state: '12.5' },
+    ]);
+    expect(text).toContain("- names: 'Yes'");
+    expect(parseLiveContext(text)).toEqual({
+      ok: true,
+      entities: [
+        { names: ['12.5'], domain: 'sensor', areas: [] },
+        { names: ['Yes'], domain: 'switch', areas: ['Garage: north'] },
+      ],
+    });
+  });
+
+  it('reports the failure Home Assistant answers when nothing is exposed, and malformed answers', () => {
+    expect(parseLiveContext(pythonJsonDumps({ success: false, error: 'expose entities first' }))).toEqual({ ok: false, error: 'expose entities first' });
+    expect(parseLiveContext('{"success": true')).toMatchObject({ ok: false, error: expect.stringContaining('malformed JSON') });
+    expect(parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\nnames: [unclosed' }))).toMatchObject({ ok: false });
+    expect(parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\njust text' }))).toEqual({ ok: false, error: "GetLiveContext's device list is not a list" });
+    expect(parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\n[]\n' }))).toEqual({ ok: true, entities: [] });
+  });
+
+  it('skips items without names or domain instead of failing the whole list', () => {
+    const text = 'Live Context: x:\n- names: Good\n  domain: light\n- domain: light\n- names: No domain\n- just a string\n';
+    expect(parseLiveContext(text)).toEqual({ ok: true, entities: [{ names: ['Good'], domain: 'light', areas: [] }] });
+  });
+});

@@ -43,6 +43,8 @@ import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
+import { attachCallFrontDoor } from './bridges/homeassistant/call-front-door.js';
+import { DiscoveryPublisher } from './bridges/homeassistant/discovery/publisher.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -72,6 +74,12 @@ export interface RunningCore {
 }
 
 export class ConfigError extends Error {}
+
+/** Home Assistant needs an MQTT 5 broker from 2027.1 and cannot share the embedded one (MQTT 3.1.1). */
+export const EMBEDDED_DISCOVERY_WARNING =
+  'homeassistant.discovery is on but the Core runs its embedded MQTT 3.1.1 broker: Home Assistant will not see the devices ' +
+  'unless it connects to this broker, and from 2027.1 it needs an MQTT 5 broker. Set HOMECLAW_BROKER_URL to the broker ' +
+  'Home Assistant uses (e.g. the Mosquitto add-on).';
 
 export interface StartCoreOptions extends LoadConfigOptions {
   /** Use this config as is (tests); skips file and environment. */
@@ -121,12 +129,16 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const adapters = new Map<string, PluginAdapter>();
     // The event feed needs the bus, which needs the dispatcher (ACL): the late binding breaks the cycle.
     let eventFeed: EventFeed | undefined;
+    let haDiscovery: DiscoveryPublisher | undefined;
     const dispatcher = new Dispatcher({
       registry,
       adapters: [],
       config: config.dispatch,
       log: log.child({ room: 'dispatch' }),
-      onFinished: (record) => eventFeed?.invocationFinished(record),
+      onFinished: (record) => {
+        eventFeed?.invocationFinished(record);
+        haDiscovery?.invocationFinished(record);
+      },
     });
     started.push({ name: 'dispatcher', stop: () => dispatcher.stop() });
 
@@ -216,6 +228,15 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     const channels = await attachMqttChannels({ bus, engine, log: log.child({ room: 'conversation' }), max_payload_bytes: config.broker.max_payload_bytes });
     started.push({ name: 'channels', stop: () => channels.stop() });
+    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes });
+    started.push({ name: 'call-front-door', stop: () => frontDoor.stop() });
+    if (config.homeassistant.discovery) {
+      if (broker) log.warn(EMBEDDED_DISCOVERY_WARNING);
+      const discovery = new DiscoveryPublisher({ bus, registry, dispatcher, retrievalStatus: () => retrieval.status(), prefix: config.homeassistant.discovery_prefix, log });
+      await discovery.start();
+      haDiscovery = discovery;
+      started.push({ name: 'homeassistant-discovery', stop: () => discovery.stop() });
+    }
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
     const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log });

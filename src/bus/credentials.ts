@@ -4,7 +4,7 @@ import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOpti
 import type Database from 'better-sqlite3';
 import { explainBadId, isChannelId, isPluginId, PLUGIN_ID_PATTERN } from '../protocol/ids.js';
 
-export const CREDENTIAL_ROLES = ['plugin', 'channel', 'admin'] as const;
+export const CREDENTIAL_ROLES = ['plugin', 'channel', 'admin', 'caller'] as const;
 export type CredentialRole = (typeof CREDENTIAL_ROLES)[number];
 
 export interface CredentialOptions {

@@ -222,7 +222,8 @@ export interface HaCoreState {
   /** Invocations that ended in the last 60 seconds. */
   calls_per_minute: number;
   retrieval: 'ok' | 'degraded' | 'disabled';
-  retrieval_reason?: string;
+  /** Why retrieval is degraded; null otherwise. */
+  retrieval_reason: string | null;
   ts: number;
 }
 

@@ -116,7 +116,7 @@ const kinds: Record<TopicKind, KindCase> = {
   },
   'ha/core-state': {
     good: [{ plugins_online: 3, plugins_total: 4, calls_per_minute: 0, retrieval: 'degraded', retrieval_reason: 'chroma down', ts: now }],
-    bad: [{ value: { plugins_online: -1, plugins_total: 4, calls_per_minute: 1, retrieval: 'fine', ts: now }, errors: [{ path: '/plugins_online', message: 'must be >= 0' }, { path: '/retrieval', message: 'must be one of: "ok", "degraded", "disabled"' }] }],
+    bad: [{ value: { plugins_online: -1, plugins_total: 4, calls_per_minute: 1, retrieval: 'fine', ts: now }, errors: [{ path: '/plugins_online', message: 'must be >= 0' }, { path: '/retrieval', message: 'must be one of: "ok", "degraded", "disabled"' }, { path: '/retrieval_reason', message: 'is required' }] }],
   },
   'ha/plugin-state': {
     good: [{ state: 'online', reason: null, last_outcome: null, last_latency_ms: null, ts: now }, { state: 'stale', reason: 'no heartbeat', last_outcome: 'timeout', last_latency_ms: 30000, ts: now }],

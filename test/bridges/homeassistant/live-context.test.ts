@@ -1,8 +1,11 @@
 // GetLiveContext's answer, in the exact shape Home Assistant's GetLiveContextTool produces (JSON envelope
 // from server.py's json.dumps, preamble line, PyYAML list), read into names, domains and areas.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseLiveContext } from '../../../src/bridges/homeassistant/live-context.js';
-import { liveContextText, pythonJsonDumps } from '../../fixtures/homeassistant/ha-formats.js';
+import { LIVE_CONTEXT_PREAMBLE, liveContextText, pythonJsonDumps } from '../../fixtures/homeassistant/ha-formats.js';
+import { DEFAULT_ENTITIES } from '../../fixtures/homeassistant/stand-in.js';
 
 // Verbatim from Home Assistant's own test of GetLiveContext (tests/helpers/test_llm.py), aliases included.
 const HA_TEST_TEXT = `Live Context: An overview of the areas and the devices in this smart home:
@@ -21,6 +24,23 @@ const HA_TEST_TEXT = `Live Context: An overview of the areas and the devices in 
   state: unavailable
   areas: Test Area, Alternative name
 `;
+
+describe("the stand-in's GetLiveContext text", () => {
+  it("is what Home Assistant's PyYAML dumper writes for the same entities", () => {
+    const entities = [...DEFAULT_ENTITIES, { entity_id: 'switch.yes', names: ['Yes', 'Oui'], area: 'Garage: north', state: 'off' }];
+    const sorted = [...entities].sort((a, b) => a.names[0]!.localeCompare(b.names[0]!));
+    const infos = sorted.map((e) => ({
+      names: e.names.join(', '),
+      domain: e.entity_id.split('.')[0],
+      state: e.state,
+      ...(e.area ? { areas: e.area } : {}),
+      ...(e.attributes ? { attributes: Object.fromEntries(Object.entries(e.attributes).map(([k, v]) => [k, String(v)])) } : {}),
+    }));
+    const script = fileURLToPath(new URL('../../fixtures/homeassistant/pyyaml_dump.py', import.meta.url));
+    const dumped = execFileSync('/usr/bin/python3', [script], { input: JSON.stringify(infos), encoding: 'utf8' });
+    expect(liveContextText(entities)).toBe(`${LIVE_CONTEXT_PREAMBLE}\n${dumped}`);
+  });
+});
 
 describe('parseLiveContext', () => {
   it("reads Home Assistant's own example inside the tool's JSON envelope", () => {

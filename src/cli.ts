@@ -72,10 +72,10 @@ export function buildProgram(): Command {
     .action(async (options: { config?: string }) => {
       try {
         const core = await startCore(options.config ? { file: options.config } : {});
+        if (core.ctx.config.homeassistant.discovery && core.mqttPort !== null) io.err(`warning: ${EMBEDDED_DISCOVERY_WARNING}`);
         io.err(
           `HomeClaw Core running: MQTT ${core.mqttPort !== null ? `mqtt://${core.ctx.config.broker.host}:${core.mqttPort}` : core.ctx.config.broker.url}, HTTP ${core.httpUrl}`,
         );
-        if (core.ctx.config.homeassistant.discovery && core.mqttPort !== null) io.err(`warning: ${EMBEDDED_DISCOVERY_WARNING}`);
         const shutdown = (): void => {
           void core.stop().then(() => process.exit(0));
         };

@@ -62,7 +62,7 @@ export function authorizePublishTopic(identity: ClientIdentity, topic: string, c
   if (identity.role === 'caller') {
     // Which plugin and capability exist is the dispatcher's to answer, on call_result.
     if (parsed?.kind === 'call' && isPluginId(parsed.param) && CAPABILITY_LEVEL.test(parsed.capability ?? '')) return ALLOW;
-    return deny('a caller publishes only calls on homeclaw/call/<plugin_id>/<capability_id>');
+    return deny(`a caller publishes only calls on ${topics.call('<plugin_id>', '<capability_id>')}`);
   }
   // plugin
   switch (parsed?.kind) {
@@ -99,7 +99,7 @@ export function authorizeSubscribeFilter(identity: ClientIdentity, filter: strin
   if (identity.role === 'caller') {
     // Exact result topics only: a caller reads the results of the request ids it chose, not everyone's.
     if (parsed?.kind === 'call/invalid' || (parsed?.kind === 'call/result' && isRequestId(parsed.param))) return ALLOW;
-    return deny('a caller subscribes only to homeclaw/call_result/<its request_id>, call_result/_invalid and the Core status');
+    return deny(`a caller subscribes only to ${topics.callResult('<its request_id>')}, ${topics.callResultInvalid()} and the Core status`);
   }
   // plugin: exact topics only, never wildcards (a + in the param fails the plugin id check)
   if (filter === topics.registeredInvalid()) return ALLOW;

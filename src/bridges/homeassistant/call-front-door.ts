@@ -83,7 +83,7 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
       return answerError(requestId, pluginId, `Invalid call: ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ')}`, 'invalid_params', problems);
     }
     if (!isPluginId(pluginId) || !CAPABILITY_ID.test(capabilityId)) {
-      return answerError(requestId, pluginId, `no plugin "${pluginId}" with capability "${capabilityId}": the topic must be homeclaw/call/<plugin_id>/<capability_id>`, 'not_found');
+      return answerError(requestId, pluginId, `no plugin "${pluginId}" with capability "${capabilityId}": the topic must be ${topics.call('<plugin_id>', '<capability_id>')}`, 'not_found');
     }
     const call: CallRequest = validated.value;
     const result = await dispatcher.invoke({

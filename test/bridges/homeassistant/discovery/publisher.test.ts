@@ -5,15 +5,15 @@
 // unregistered plugins and leftovers are removed with empty retained payloads.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { topics } from '../../../src/protocol/topics.js';
-import type { HaCoreState, HaPluginState } from '../../../src/protocol/types.js';
-import { validatePayload } from '../../../src/protocol/validate.js';
-import { startTestCore, type TestCore } from '../../helpers/core.js';
-import { startMosquitto, type MosquittoHandle } from '../../helpers/mosquitto.js';
-import { connectTestClient, type Received, type TestClient } from '../../helpers/mqtt-client.js';
-import { makePluginsDir } from '../../e2e/helpers.js';
-import { deviceDiscoveryProblems, expandDiscovery } from '../../fixtures/homeassistant/discovery-rules.js';
-import { renderTemplate } from '../../fixtures/homeassistant/jinja.js';
+import { topics } from '../../../../src/protocol/topics.js';
+import type { HaCoreState, HaPluginState } from '../../../../src/protocol/types.js';
+import { validatePayload } from '../../../../src/protocol/validate.js';
+import { startTestCore, type TestCore } from '../../../helpers/core.js';
+import { startMosquitto, type MosquittoHandle } from '../../../helpers/mosquitto.js';
+import { connectTestClient, type Received, type TestClient } from '../../../helpers/mqtt-client.js';
+import { makePluginsDir } from '../../../e2e/helpers.js';
+import { deviceDiscoveryProblems, expandDiscovery } from '../../../fixtures/homeassistant/discovery-rules.js';
+import { renderTemplate } from '../../../fixtures/homeassistant/jinja.js';
 
 type Json = Record<string, any>;
 

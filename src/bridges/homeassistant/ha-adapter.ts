@@ -109,7 +109,8 @@ export class HomeAssistantAdapter implements PluginAdapter {
     } catch (error) {
       this.log.warn({ err: (error as Error).message }, 'Home Assistant tool re-listing failed');
     }
-    await this.refreshEntities();
+    // A successful listing has already started the entity refresh (onReady); wait for that one.
+    await (this.refreshing ?? this.refreshEntities());
   }
 
   /** Reads the exposed entities into the plugin's text; overlapping requests collapse into one more run. */

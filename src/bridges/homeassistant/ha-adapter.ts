@@ -139,7 +139,7 @@ export class HomeAssistantAdapter implements PluginAdapter {
     // Home Assistant offers GetLiveContext only while some entity is exposed to Assist.
     if (record.descriptor.capabilities.some((capability) => capability.id === LIVE_CONTEXT_TOOL)) {
       try {
-        const parsed = parseLiveContext(callResultText(await connection.callTool(LIVE_CONTEXT_TOOL, {}, settings.timeout_sec * 1000)));
+        const parsed = await parseLiveContext(callResultText(await connection.callTool(LIVE_CONTEXT_TOOL, {}, settings.timeout_sec * 1000)));
         if (!parsed.ok) {
           this.log.warn({ reason: parsed.error }, 'could not read the exposed Home Assistant entities; keeping the previous list');
           return;

@@ -3,7 +3,10 @@
 // home:\n<YAML list>"}, where each YAML item is {names, domain, state, areas?, attributes?}; names and
 // areas are comma-separated (an entity's aliases, an area's aliases). Only names, domain and areas are
 // kept: states change all the time and must not make the plugin's indexed text change with them.
-import { parse as parseYaml } from 'yaml';
+// A big home's list is hundreds of kilobytes of YAML, which takes the YAML parser about a second: it is
+// parsed in a worker thread, so the event loop never waits for it.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 
 export interface ExposedEntity {
   /** The entity's name first, then its aliases. */
@@ -19,6 +22,32 @@ export type LiveContextOutcome = { ok: true; entities: ExposedEntity[] } | { ok:
 export const MAX_ENTITIES = 2_000;
 
 const PREAMBLE = /^[^\n]*Context:[^\n]*\n/;
+const PARSE_TIMEOUT_MS = 30_000;
+
+// The worker runs this CommonJS source; the YAML parser is loaded by its resolved path.
+const YAML_MODULE = createRequire(import.meta.url).resolve('yaml');
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { parse } = require(${JSON.stringify(YAML_MODULE)});
+try {
+  parentPort.postMessage({ ok: true, value: parse(workerData) });
+} catch (error) {
+  parentPort.postMessage({ ok: false, error: String(error && error.message || error) });
+}`;
+
+function parseYamlOffThread(text: string): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
+  return new Promise((resolve) => {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: text });
+    const finish = (outcome: { ok: true; value: unknown } | { ok: false; error: string }): void => {
+      clearTimeout(timer);
+      resolve(outcome);
+      void worker.terminate();
+    };
+    const timer = setTimeout(() => finish({ ok: false, error: `parsing took longer than ${PARSE_TIMEOUT_MS} ms` }), PARSE_TIMEOUT_MS);
+    worker.once('message', (message: { ok: true; value: unknown } | { ok: false; error: string }) => finish(message));
+    worker.once('error', (error) => finish({ ok: false, error: error.message }));
+  });
+}
 
 function splitList(value: unknown): string[] {
   if (typeof value !== 'string' && typeof value !== 'number') return [];
@@ -47,16 +76,13 @@ function bodyOf(text: string): { ok: true; body: string } | { ok: false; error: 
   return { ok: true, body: body.replace(PREAMBLE, '') };
 }
 
-export function parseLiveContext(text: string): LiveContextOutcome {
+export async function parseLiveContext(text: string): Promise<LiveContextOutcome> {
   const body = bodyOf(text);
   if (!body.ok) return body;
   if (body.body.trim() === '' || body.body.trim() === '[]') return { ok: true, entities: [] };
-  let items: unknown;
-  try {
-    items = parseYaml(body.body);
-  } catch (error) {
-    return { ok: false, error: `GetLiveContext's device list is not YAML: ${(error as Error).message}` };
-  }
+  const parsed = await parseYamlOffThread(body.body);
+  if (!parsed.ok) return { ok: false, error: `GetLiveContext's device list is not YAML: ${parsed.error}` };
+  const items = parsed.value;
   if (!Array.isArray(items)) return { ok: false, error: "GetLiveContext's device list is not a list" };
   const entities: ExposedEntity[] = [];
   for (const item of items.slice(0, MAX_ENTITIES)) {

@@ -43,8 +43,8 @@ describe("the stand-in's GetLiveContext text", () => {
 });
 
 describe('parseLiveContext', () => {
-  it("reads Home Assistant's own example inside the tool's JSON envelope", () => {
-    const outcome = parseLiveContext(pythonJsonDumps({ success: true, result: HA_TEST_TEXT }));
+  it("reads Home Assistant's own example inside the tool's JSON envelope", async () => {
+    const outcome = await parseLiveContext(pythonJsonDumps({ success: true, result: HA_TEST_TEXT }));
     expect(outcome).toEqual({
       ok: true,
       entities: [
@@ -55,13 +55,13 @@ describe('parseLiveContext', () => {
     });
   });
 
-  it('reads the bare text too, with quoting PyYAML applies (yes/no/on, numbers, colons)', () => {
+  it('reads the bare text too, with quoting PyYAML applies (yes/no/on, numbers, colons)', async () => {
     const text = liveContextText([
       { entity_id: 'switch.yes', names: ['Yes'], area: 'Garage: north', state: 'on' },
       { entity_id: 'sensor.x', names: ['12.5'], state: '12.5' },
     ]);
     expect(text).toContain("- names: 'Yes'");
-    expect(parseLiveContext(text)).toEqual({
+    expect(await parseLiveContext(text)).toEqual({
       ok: true,
       entities: [
         { names: ['12.5'], domain: 'sensor', areas: [] },
@@ -70,16 +70,27 @@ describe('parseLiveContext', () => {
     });
   });
 
-  it('reports the failure Home Assistant answers when nothing is exposed, and malformed answers', () => {
-    expect(parseLiveContext(pythonJsonDumps({ success: false, error: 'expose entities first' }))).toEqual({ ok: false, error: 'expose entities first' });
-    expect(parseLiveContext('{"success": true')).toMatchObject({ ok: false, error: expect.stringContaining('malformed JSON') });
-    expect(parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\nnames: [unclosed' }))).toMatchObject({ ok: false });
-    expect(parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\njust text' }))).toEqual({ ok: false, error: "GetLiveContext's device list is not a list" });
-    expect(parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\n[]\n' }))).toEqual({ ok: true, entities: [] });
+  it('reports the failure Home Assistant answers when nothing is exposed, and malformed answers', async () => {
+    expect(await parseLiveContext(pythonJsonDumps({ success: false, error: 'expose entities first' }))).toEqual({ ok: false, error: 'expose entities first' });
+    expect(await parseLiveContext('{"success": true')).toMatchObject({ ok: false, error: expect.stringContaining('malformed JSON') });
+    expect(await parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\nnames: [unclosed' }))).toMatchObject({ ok: false });
+    expect(await parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\njust text' }))).toEqual({ ok: false, error: "GetLiveContext's device list is not a list" });
+    expect(await parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\n[]\n' }))).toEqual({ ok: true, entities: [] });
   });
 
-  it('skips items without names or domain instead of failing the whole list', () => {
+  it("parses a big home's list off the event loop: timers keep firing meanwhile", async () => {
+    const entities = Array.from({ length: 2000 }, (_, i) => ({ entity_id: `light.l${i}`, names: [`Lamp ${i}`, `Alias ${i}`], area: `Room ${i % 40}`, state: 'on', attributes: { brightness: i % 255 } }));
+    let ticks = 0;
+    const timer = setInterval(() => (ticks += 1), 1);
+    const outcome = await parseLiveContext(pythonJsonDumps({ success: true, result: liveContextText(entities) }));
+    clearInterval(timer);
+    expect(outcome.ok && outcome.entities.length).toBe(2000);
+    expect(outcome.ok && outcome.entities.find((e) => e.names[0] === 'Lamp 1999')).toEqual({ names: ['Lamp 1999', 'Alias 1999'], domain: 'light', areas: ['Room 39'] });
+    expect(ticks).toBeGreaterThan(0);
+  });
+
+  it('skips items without names or domain instead of failing the whole list', async () => {
     const text = 'Live Context: x:\n- names: Good\n  domain: light\n- domain: light\n- names: No domain\n- just a string\n';
-    expect(parseLiveContext(text)).toEqual({ ok: true, entities: [{ names: ['Good'], domain: 'light', areas: [] }] });
+    expect(await parseLiveContext(text)).toEqual({ ok: true, entities: [{ names: ['Good'], domain: 'light', areas: [] }] });
   });
 });

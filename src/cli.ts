@@ -10,7 +10,7 @@ import { registerChatCommands } from './cli/chat.js';
 import { registerDoctorCommand } from './cli/doctor-command.js';
 import { runSearchCommand } from './cli/search-command.js';
 import { textTable } from './cli/table.js';
-import { ConfigError, startCore } from './main.js';
+import { ConfigError, EMBEDDED_DISCOVERY_WARNING, startCore } from './main.js';
 import type { ParameterSpec, PluginResult } from './protocol/types.js';
 import { parseProfileAssignments } from './conversation/profile-store.js';
 
@@ -79,6 +79,7 @@ export function buildProgram(): Command {
           ...(options.config ? { file: options.config } : {}),
           ...(options.logFormat ? { overrides: { log_format: options.logFormat } } : {}),
         });
+        if (core.ctx.config.homeassistant.discovery && core.mqttPort !== null) io.err(`warning: ${EMBEDDED_DISCOVERY_WARNING}`);
         io.err(
           `HomeClaw Core running: MQTT ${core.mqttPort !== null ? `mqtt://${core.ctx.config.broker.host}:${core.mqttPort}` : core.ctx.config.broker.url}, HTTP ${core.httpUrl}`,
         );
@@ -200,7 +201,7 @@ export function buildProgram(): Command {
   credentials
     .command('add <name>')
     .description('create a credential; the password is printed once')
-    .addOption(new Option('--role <role>', 'what the client may do').choices(['plugin', 'channel', 'admin', 'zigbee2mqtt']).makeOptionMandatory())
+    .addOption(new Option('--role <role>', 'what the client may do').choices(['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller']).makeOptionMandatory())
     .option('--plugin-ids <ids>', 'comma-separated plugin ids a plugin credential may use (default: the name)')
     .option('--channels <names>', 'comma-separated channels a channel credential may use (default: the name)')
     .option('--json', 'print JSON')

@@ -48,6 +48,9 @@ import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 import { createPythonBridge } from './bridges/python/bridge.js';
+import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
+import { attachCallFrontDoor } from './bridges/homeassistant/call-front-door.js';
+import { DiscoveryPublisher } from './bridges/homeassistant/discovery/publisher.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -81,6 +84,12 @@ export interface RunningCore {
 }
 
 export class ConfigError extends Error {}
+
+/** Home Assistant needs an MQTT 5 broker from 2027.1 and cannot share the embedded one (MQTT 3.1.1). */
+export const EMBEDDED_DISCOVERY_WARNING =
+  'homeassistant.discovery is on but the Core runs its embedded MQTT 3.1.1 broker: Home Assistant will not see the devices ' +
+  'unless it connects to this broker, and from 2027.1 it needs an MQTT 5 broker. Set HOMECLAW_BROKER_URL to the broker ' +
+  'Home Assistant uses (e.g. the Mosquitto add-on).';
 
 export interface StartCoreOptions extends LoadConfigOptions {
   /** Use this config as is (tests); skips file and environment. */
@@ -130,12 +139,16 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const adapters = new Map<string, PluginAdapter>();
     // The event feed needs the bus, which needs the dispatcher (ACL): the late binding breaks the cycle.
     let eventFeed: EventFeed | undefined;
+    let haDiscovery: DiscoveryPublisher | undefined;
     const dispatcher = new Dispatcher({
       registry,
       adapters: [],
       config: config.dispatch,
       log: log.child({ room: 'dispatch' }),
-      onFinished: (record) => eventFeed?.invocationFinished(record),
+      onFinished: (record) => {
+        eventFeed?.invocationFinished(record);
+        haDiscovery?.invocationFinished(record);
+      },
     });
     started.push({ name: 'dispatcher', stop: () => dispatcher.stop() });
 
@@ -178,10 +191,14 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness });
     const subprocessAdapter = createSubprocessAdapter({ log: log.child({ room: 'adapters', type: 'subprocess' }) });
     const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }) });
-    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter, python.adapter] as PluginAdapter[]) {
+    const homeAssistant = { config: config.homeassistant, registry, log };
+    const haAdapter = createHomeAssistantAdapter(homeAssistant);
+    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter, python.adapter, haAdapter].filter(Boolean) as PluginAdapter[]) {
       adapters.set(adapter.type, adapter);
       dispatcher.registerAdapter(adapter);
     }
+    // Before the adapters attach, so the plugin connects once, with its current settings.
+    syncHomeAssistantPlugin(homeAssistant);
     const attachments = new AdapterAttachments({ registry, adapters, log });
     attachments.start();
     started.push({ name: 'adapter-attachments', stop: () => attachments.stop() });
@@ -248,6 +265,15 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     const channels = await attachMqttChannels({ bus, engine, log: log.child({ room: 'conversation' }), max_payload_bytes: config.broker.max_payload_bytes });
     started.push({ name: 'channels', stop: () => channels.stop() });
+    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes });
+    started.push({ name: 'call-front-door', stop: () => frontDoor.stop() });
+    if (config.homeassistant.discovery) {
+      if (broker) log.warn(EMBEDDED_DISCOVERY_WARNING);
+      const discovery = new DiscoveryPublisher({ bus, registry, dispatcher, retrievalStatus: () => retrieval.status(), prefix: config.homeassistant.discovery_prefix, log });
+      await discovery.start();
+      haDiscovery = discovery;
+      started.push({ name: 'homeassistant-discovery', stop: () => discovery.stop() });
+    }
 
     let wyoming: WyomingServer | undefined;
     if (config.wyoming.port !== null) {

@@ -237,7 +237,7 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
       required: ['name', 'role'],
       properties: {
         name: protocolRef('common', '/$defs/plugin_id'),
-        role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt'] },
+        role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller'] },
         plugin_ids: { type: 'array', items: { type: 'string' }, description: 'Plugin ids a plugin credential may act for; default [name].' },
         channels: { type: 'array', items: { type: 'string' }, description: 'Channels a channel credential may act for; default [name].' },
       },
@@ -258,7 +258,7 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
             required: ['name', 'role', 'plugin_ids', 'channels', 'created_at'],
             properties: {
               name: { type: 'string' },
-              role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt'] },
+              role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller'] },
               plugin_ids: { type: 'array', items: { type: 'string' } },
               channels: { type: 'array', items: { type: 'string' } },
               created_at: protocolRef('common', '/$defs/timestamp_ms'),

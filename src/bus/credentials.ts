@@ -8,7 +8,7 @@ import { explainBadId, isChannelId, isPluginId, PLUGIN_ID_PATTERN } from '../pro
  * plugin: its own plugin topics; channel: its own channel topics; admin: everything; zigbee2mqtt: a
  * Zigbee2MQTT installation, only under zigbee2mqtt.base_topic.
  */
-export const CREDENTIAL_ROLES = ['plugin', 'channel', 'admin', 'zigbee2mqtt'] as const;
+export const CREDENTIAL_ROLES = ['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller'] as const;
 export type CredentialRole = (typeof CREDENTIAL_ROLES)[number];
 
 export interface CredentialOptions {

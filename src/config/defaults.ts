@@ -46,4 +46,5 @@ export const DEFAULT_CONFIG: CoreConfig = {
     idle_timeout_sec: 300,
   },
   zigbee2mqtt: { enabled: false, base_topic: 'zigbee2mqtt', confirm_timeout_sec: 5 },
+  homeassistant: { url: null, token: null, refresh_sec: 300, timeout_sec: 15, discovery: false, discovery_prefix: 'homeassistant' },
 };

@@ -42,6 +42,11 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_Z2M_ENABLED', path: ['zigbee2mqtt', 'enabled'], kind: 'bool' },
   { name: 'HOMECLAW_Z2M_BASE_TOPIC', path: ['zigbee2mqtt', 'base_topic'], kind: 'string' },
   { name: 'HOMECLAW_Z2M_CONFIRM_TIMEOUT_SEC', path: ['zigbee2mqtt', 'confirm_timeout_sec'], kind: 'number' },
+  { name: 'HOMECLAW_HA_URL', path: ['homeassistant', 'url'], kind: 'string' },
+  { name: 'HOMECLAW_HA_TOKEN', path: ['homeassistant', 'token'], kind: 'string' },
+  { name: 'HOMECLAW_HA_DISCOVERY', path: ['homeassistant', 'discovery'], kind: 'bool' },
+  { name: 'HOMECLAW_HA_DISCOVERY_PREFIX', path: ['homeassistant', 'discovery_prefix'], kind: 'string' },
+  { name: 'HOMECLAW_HA_REFRESH_SEC', path: ['homeassistant', 'refresh_sec'], kind: 'int' },
 ];
 
 function isTree(value: unknown): value is Tree {

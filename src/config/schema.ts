@@ -87,4 +87,13 @@ export const CONFIG_SCHEMA = obj({
     base_topic: { type: 'string', pattern: '^(?!homeclaw(/|$))[^/#+$]([^#+]*[^/#+])?$' },
     confirm_timeout_sec: { type: 'number', exclusiveMinimum: 0, maximum: 300 },
   }),
+  homeassistant: obj({
+    url: { type: ['string', 'null'], pattern: '^https?://' },
+    token: { type: ['string', 'null'], minLength: 1 },
+    refresh_sec: { type: 'number', minimum: 5 },
+    timeout_sec: posNum,
+    discovery: { type: 'boolean' },
+    // One topic level: Home Assistant's discovery topic is <prefix>/<component>/.../config.
+    discovery_prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+  }),
 });

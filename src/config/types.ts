@@ -116,6 +116,21 @@ export interface Zigbee2mqttConfig {
   confirm_timeout_sec: number;
 }
 
+export interface HomeAssistantConfig {
+  /** Base URL of Home Assistant (http://homeassistant.local:8123); null: no Home Assistant plugin. */
+  url: string | null;
+  /** Long-lived access token; sent only to Home Assistant, never stored in the registry or logged. */
+  token: string | null;
+  /** How often the exposed entities (and the tool list) are read again, in seconds. */
+  refresh_sec: number;
+  /** Limit for the MCP handshake, tools/list and GetLiveContext, in seconds. */
+  timeout_sec: number;
+  /** Publish MQTT device discovery for the Core and its plugins (needs a broker Home Assistant uses). */
+  discovery: boolean;
+  /** Home Assistant's discovery prefix; its birth message is read on <prefix>/status. */
+  discovery_prefix: string;
+}
+
 export interface CoreConfig {
   data_dir: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -131,4 +146,5 @@ export interface CoreConfig {
   conversation: ConversationConfig;
   wyoming: WyomingConfig;
   zigbee2mqtt: Zigbee2mqttConfig;
+  homeassistant: HomeAssistantConfig;
 }

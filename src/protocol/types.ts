@@ -196,3 +196,43 @@ export interface ValidationIssue {
   path: string;
   message: string;
 }
+
+/** What a caller publishes on the front door topic homeclaw/call/<plugin_id>/<capability_id>. */
+export interface CallRequest {
+  /** Chosen by the caller; the result comes back on homeclaw/call_result/<request_id>. */
+  request_id: string;
+  parameters?: JsonObject;
+  /** The user the call is made for; per-user policy applies to it. */
+  user_id?: string;
+}
+
+/** The answer on homeclaw/call_result/_invalid to a call whose request_id could not be read. */
+export interface CallRejection {
+  /** The topic the call arrived on. */
+  topic: string;
+  success: false;
+  error: string;
+  error_code: ErrorCode;
+}
+
+/** State of the Core's device in Home Assistant (homeclaw/ha/core/state, retained). */
+export interface HaCoreState {
+  plugins_online: number;
+  plugins_total: number;
+  /** Invocations that ended in the last 60 seconds. */
+  calls_per_minute: number;
+  retrieval: 'ok' | 'degraded' | 'disabled';
+  /** Why retrieval is degraded; null otherwise. */
+  retrieval_reason: string | null;
+  ts: number;
+}
+
+/** State of one plugin's device in Home Assistant (homeclaw/ha/plugins/<id>/state, retained). */
+export interface HaPluginState {
+  state: 'online' | 'stale' | 'offline' | 'error';
+  reason: string | null;
+  /** "success" or the error code of the last invocation; null before the first. */
+  last_outcome: string | null;
+  last_latency_ms: number | null;
+  ts: number;
+}

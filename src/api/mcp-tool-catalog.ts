@@ -46,18 +46,40 @@ function toolDescription(pluginDescription: string, capability: CapabilitySpec):
   return own === pluginDescription.trim() ? own : `${own} (plugin: ${pluginDescription.trim()})`;
 }
 
+export interface CatalogScope {
+  /** Only capabilities this accepts are listed (the session user's policy). */
+  visible?: (pluginId: string, capability: CapabilitySpec) => boolean;
+  /** Capabilities that need "confirmed": true: marked destructive, with the argument described. */
+  requiresConfirmation?: (pluginId: string, capability: CapabilitySpec) => boolean;
+}
+
+const CONFIRMED_ARGUMENT: JsonObject = {
+  type: 'boolean',
+  description: 'This action requires confirmation: set to true only after the user explicitly confirmed it; without it the call is refused.',
+};
+
+/** The input schema with the confirmation argument, unless the capability has a parameter of that name. */
+function withConfirmedArgument(schema: Tool['inputSchema']): Tool['inputSchema'] {
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  if ('confirmed' in properties) return schema;
+  return { ...schema, properties: { ...properties, confirmed: CONFIRMED_ARGUMENT } };
+}
+
 /** Every routable capability as a tool, keyed by tool name. */
-export function buildToolCatalog(registry: RegistryApi, log: Logger): Map<string, CatalogEntry> {
+export function buildToolCatalog(registry: RegistryApi, log: Logger, scope: CatalogScope = {}): Map<string, CatalogEntry> {
   const catalog = new Map<string, CatalogEntry>();
   for (const record of registry.list()) {
     if (!isRoutable(record)) continue;
     for (const capability of record.descriptor.capabilities) {
+      if (scope.visible && !scope.visible(record.descriptor.id, capability)) continue;
       const name = mcpToolName(record.descriptor.id, capability.id);
+      const confirm = scope.requiresConfirmation?.(record.descriptor.id, capability) === true;
       const tool: Tool = {
         name,
         title: `${record.descriptor.name}: ${capability.name}`,
         description: toolDescription(record.descriptor.description, capability),
-        inputSchema: inputSchemaFor(capability, log),
+        inputSchema: confirm ? withConfirmedArgument(inputSchemaFor(capability, log)) : inputSchemaFor(capability, log),
+        ...(confirm ? { annotations: { destructiveHint: true } } : {}),
       };
       const entry: CatalogEntry = { tool, plugin_id: record.descriptor.id, capability };
       if (capability.output_schema?.type === 'object') {

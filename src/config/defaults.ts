@@ -29,4 +29,6 @@ export const DEFAULT_CONFIG: CoreConfig = {
   },
   llm: { base_url: null, model: null, api_key: null, max_rounds: 5, timeout_sec: 60, temperature: 0.2 },
   conversation: { pending_ttl_sec: 600, no_llm_threshold: 1.0, max_text_bytes: 16_384, profiles_file: null },
+  access: { channels: {}, audit: { max_entries: 100_000, max_age_days: 90, flush_interval_ms: 1000 } },
+  policy: { users: {}, require_confirmation: [] },
 };

@@ -22,7 +22,8 @@ describe('data directory modes', () => {
     const parent = mkdtempSync(join(tmpdir(), 'homeclaw-modes-'));
     temps.push(parent);
     const dataDir = join(parent, 'data');
-    core = await startTestCore({ dataDir, overrides: { http: { admin_token: null } } });
+    // The Core creates the data dir itself; the plugins folder lives beside it.
+    core = await startTestCore({ dataDir, pluginsDir: mkdtempSync(join(parent, 'plugins-')), overrides: { http: { admin_token: null } } });
     await core.api('POST', '/api/profiles/alice', { set: { address: '12 Oak St' } });
     expect(mode(dataDir)).toBe(0o700);
     for (const file of ['homeclaw.db', 'homeclaw.db-wal', 'homeclaw.db-shm', 'admin.token']) {

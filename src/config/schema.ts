@@ -74,7 +74,7 @@ export const CONFIG_SCHEMA = obj({
     channels: {
       type: 'object',
       propertyNames: { pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
-      additionalProperties: obj({ users: { type: 'array', items: { anyOf: [userId, { const: '*' }] } } }),
+      additionalProperties: obj({ users: { type: 'array', items: { type: 'string', pattern: '^(?:\\*|[A-Za-z0-9_.@-]{1,128})$' } } }),
     },
     audit: obj({
       max_entries: { type: 'integer', minimum: 10 },

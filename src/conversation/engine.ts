@@ -212,11 +212,12 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
     const mustConfirm = deps.access?.requiresConfirmation(record.descriptor.id, capability) === true && !actionConfirmed;
     const outcome = deps.resolver.resolve({ record, capability, explicit, confirmed, profile: profileOf(turn.message.user_id), system: turn.system });
     if (mustConfirm && (outcome.status === 'ready' || (outcome.missing.length === 0 && outcome.invalid.length === 0))) {
-      // One question for the action and any value awaiting confirmation; "yes" confirms both. A ready
-      // call keeps the shown values, so what runs is exactly what the user saw.
+      // One question for the action and any value awaiting confirmation; "yes" confirms both. The shown
+      // values are kept, so what runs is exactly what the user saw (not a profile changed meanwhile).
       const question = confirmationQuestion(record, capability, outcome.values);
       const uncertain = outcome.status === 'ask' ? outcome.uncertain.map((v) => v.name) : [];
-      const kept = outcome.status === 'ready' ? { ...explicit, ...outcome.parameters } : explicit;
+      const kept: JsonObject = { ...explicit };
+      for (const value of outcome.values) kept[value.name] = value.value;
       storePending(turn, { ...target, explicit: kept, confirmed, missing: [], uncertain, question, confirm_action: true }, userInput);
       return { reply: { text: question, kind: 'question', ...target } };
     }
@@ -447,7 +448,11 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
   }
 
   async function route(turn: Turn, historyId: string): Promise<ReplyBody> {
-    if (isSlashCommand(turn.text)) return handleSlash(turn);
+    if (isSlashCommand(turn.text)) {
+      // A new command means the user moved on: a later bare "yes" must not confirm the older question.
+      clearPending(turn.key);
+      return handleSlash(turn);
+    }
     const continued = await continuePending(turn);
     if (continued) return continued;
     if (!deps.llm) return handleWithoutLlm(turn);

@@ -2,6 +2,10 @@
 // never parameter values (they carry addresses, messages, codes). Entries are buffered and written in
 // one transaction per batch: in WAL mode every commit is a sync to disk, which one write per invocation
 // would pay on the hot path. Retention keeps the table bounded by count and by age.
+//
+// The table has no secondary index on purpose: an index roughly doubles the cost of every insert, paid
+// per invocation, while the readers (an admin's query, the age sweep) are rare and scan at most
+// max_entries rows newest-first by primary key.
 import type Database from 'better-sqlite3';
 import type { InvocationAudit } from '../dispatch/dispatcher-api.js';
 import type { Logger } from '../log.js';
@@ -42,6 +46,8 @@ export interface AuditLogOptions {
 
 export const MAX_AUDIT_QUERY_LIMIT = 10_000;
 const DAY_MS = 86_400_000;
+/** The age sweep scans the table, so it runs at most this often (the count cap applies on every flush). */
+const AGE_SWEEP_INTERVAL_MS = 60_000;
 
 export class AuditLog {
   private buffer: InvocationAudit[] = [];
@@ -51,6 +57,7 @@ export class AuditLog {
   private written = 0;
   private dropped = 0;
   private lastFailure: string | undefined;
+  private lastAgeSweep = 0;
 
   constructor(private readonly options: AuditLogOptions) {
     this.now = options.now ?? Date.now;
@@ -65,8 +72,6 @@ export class AuditLog {
         outcome TEXT NOT NULL,
         duration_ms INTEGER NOT NULL
       );
-      CREATE INDEX IF NOT EXISTS audit_log_ts ON audit_log (ts);
-      CREATE INDEX IF NOT EXISTS audit_log_user ON audit_log (user_id, ts);
     `);
     this.insert = options.db.prepare(
       'INSERT INTO audit_log (ts, user_id, channel, plugin_id, capability_id, outcome, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -110,10 +115,14 @@ export class AuditLog {
     }
   }
 
-  /** Deletes entries beyond max_entries (the oldest) and older than max_age_days. */
+  /** Deletes entries beyond max_entries (the oldest) and, at most once a minute, those older than max_age_days. */
   applyRetention(): void {
     const db = this.options.db;
-    db.prepare('DELETE FROM audit_log WHERE ts < ?').run(this.now() - this.options.max_age_days * DAY_MS);
+    const now = this.now();
+    if (now - this.lastAgeSweep >= AGE_SWEEP_INTERVAL_MS) {
+      this.lastAgeSweep = now;
+      db.prepare('DELETE FROM audit_log WHERE ts < ?').run(now - this.options.max_age_days * DAY_MS);
+    }
     const newest = db.prepare('SELECT MAX(id) AS id FROM audit_log').get() as { id: number | null };
     // AUTOINCREMENT ids only grow, so "the newest max_entries" is an id range: no count or sort needed.
     if (newest.id !== null) db.prepare('DELETE FROM audit_log WHERE id <= ?').run(newest.id - this.options.max_entries);

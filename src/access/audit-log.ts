@@ -52,6 +52,7 @@ const AGE_SWEEP_INTERVAL_MS = 60_000;
 export class AuditLog {
   private buffer: InvocationAudit[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private readonly insert: Database.Statement;
   private readonly now: () => number;
   private written = 0;
@@ -81,8 +82,9 @@ export class AuditLog {
   /** Never throws and never waits: the entry is written with the next batch. */
   record(entry: InvocationAudit): void {
     this.buffer.push(entry);
-    if (this.buffer.length >= (this.options.batch_size ?? 500)) {
-      void this.flush();
+    if (this.buffer.length >= (this.options.batch_size ?? 1000)) {
+      // Written right after the current work, not inside the invocation that filled the batch.
+      if (!this.immediate) this.immediate = setImmediate(() => void this.flush());
       return;
     }
     if (!this.timer) {
@@ -94,7 +96,9 @@ export class AuditLog {
   /** Writes the buffered entries, then applies retention. A failed write (disk full) is logged, not thrown. */
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
     this.timer = undefined;
+    this.immediate = undefined;
     if (this.buffer.length === 0) return;
     const batch = this.buffer;
     this.buffer = [];

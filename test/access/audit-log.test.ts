@@ -30,9 +30,11 @@ describe('AuditLog', () => {
     ]);
   });
 
-  it('flushes at once when a batch is full', () => {
+  it('flushes right after the current work when a batch is full, not after the interval', async () => {
     const audit = make({ batch_size: 3, flush_interval_ms: 60_000 });
     for (let i = 0; i < 3; i++) audit.record(entry());
+    expect(audit.status().entries).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(audit.status().entries).toBe(3);
   });
 

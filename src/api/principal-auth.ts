@@ -38,11 +38,16 @@ export function resolvePrincipal(header: string | undefined, adminToken: string,
 }
 
 /**
- * The principal of an authenticated request. A request that never went through the server's hook (a
- * route mounted on a bare fastify instance in a test) is the admin's, as its only token was.
+ * The principal of an authenticated request. On a route mounted on a bare fastify instance (no server
+ * hook, so the property was never declared) the route's own admin-token check is the only gate, and the
+ * caller is the admin. A request the hook let through without a principal (a public path) has none:
+ * asking for it is a programming error, never a reason to grant the admin's rights.
  */
 export function principalOf(request: FastifyRequest): Principal {
-  return request.principal ?? ADMIN;
+  const principal = (request as { principal?: Principal | null }).principal;
+  if (principal === undefined) return ADMIN;
+  if (principal === null) throw new Error(`no authenticated principal on ${request.method} ${request.url.split('?')[0] ?? ''}`);
+  return principal;
 }
 
 /** The 403 text for a user token on an admin route. */

@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { CapabilitySpec, ErrorCode, PluginRequest, PluginResult, PluginType } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
-import type { DispatcherApi, InvocationAudit, InvocationGuard, InvokeOptions } from './dispatcher-api.js';
+import type { DispatcherApi, InvocationAudit, InvocationGuard, InvocationRefusal, InvokeOptions } from './dispatcher-api.js';
 import { ParamValidator } from './param-validator.js';
 
 /** What observers learn about each finished invocation (no parameters: they may hold personal data). */
@@ -118,12 +118,7 @@ export class Dispatcher implements DispatcherApi {
       );
     }
     auditedCapability = capability.id;
-    const refusal = this.deps.guard?.check({
-      plugin_id: record.descriptor.id,
-      capability,
-      ...(options.context?.user_id !== undefined ? { user_id: options.context.user_id } : {}),
-      confirmed: options.confirmed === true,
-    });
+    const refusal = this.refusalFor(record, capability, options);
     if (refusal) return fail(refusal.code, refusal.message);
     if (record.state !== 'online') {
       const code: ErrorCode = record.state === 'stale' ? 'stale' : 'offline';
@@ -176,17 +171,24 @@ export class Dispatcher implements DispatcherApi {
     const record = this.deps.registry.get(options.plugin_id);
     const capability = record ? this.findCapability(record, options.capability_id) : undefined;
     if (!record || !capability) return undefined; // invoke() explains unknown ids itself
-    const refusal = this.deps.guard?.check({
+    const refusal = this.refusalFor(record, capability, options);
+    if (!refusal) return undefined;
+    // Counted as an invocation refused at once, like invoke() would have.
+    this.stats.invoked++;
+    this.stats.failed++;
+    this.deps.log.info({ plugin_id: options.plugin_id, capability_id: capability.id, error_code: refusal.code, error: refusal.message }, 'invocation refused');
+    this.recordAudit(options, capability.id, refusal.code, 0);
+    return { request_id: randomUUID(), plugin_id: options.plugin_id, success: false, error: refusal.message, error_code: refusal.code };
+  }
+
+  /** The guard's verdict: the user the call is made for (context.user_id) and whether it was confirmed. */
+  private refusalFor(record: PluginRecord, capability: CapabilitySpec, options: InvokeOptions): InvocationRefusal | undefined {
+    return this.deps.guard?.check({
       plugin_id: record.descriptor.id,
       capability,
       ...(options.context?.user_id !== undefined ? { user_id: options.context.user_id } : {}),
       confirmed: options.confirmed === true,
     });
-    if (!refusal) return undefined;
-    this.stats.failed++;
-    this.deps.log.info({ plugin_id: options.plugin_id, capability_id: capability.id, error_code: refusal.code, error: refusal.message }, 'invocation refused');
-    this.recordAudit(options, capability.id, refusal.code, 0);
-    return { request_id: randomUUID(), plugin_id: options.plugin_id, success: false, error: refusal.message, error_code: refusal.code };
   }
 
   private recordAudit(options: InvokeOptions, capabilityId: string, outcome: string, durationMs: number): void {

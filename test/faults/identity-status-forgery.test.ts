@@ -33,8 +33,12 @@ afterAll(async () => {
 describe('forged plugin status', () => {
   it('a status/<id> from a client that does not own the plugin does not mark it offline', async () => {
     expect(core.ctx.registry.get('echoer')?.state).toBe('online');
+    await attacker.subscribe(topics.control('probe'));
     await attacker.publish(topics.status('echoer'), JSON.stringify({ state: 'offline', epoch: Number.MAX_SAFE_INTEGER }), { retain: true });
-    await settle(500);
+    // A barrier: the Core answers a heartbeat from an unknown id on control/<id>, and it handles one
+    // client's messages in order, so once that answer arrives the forged status has been handled.
+    await attacker.publish(topics.heartbeat('probe'), JSON.stringify({ epoch: 1, seq: 1, ts: Date.now() }));
+    await attacker.message(topics.control('probe'));
     expect(core.ctx.registry.get('echoer')?.state).toBe('online');
     const result = await core.api<{ success: boolean; text: string }>('POST', '/v1/plugins/echoer/tools/echo/run', { text: 'still here' });
     expect(result.body).toMatchObject({ success: true, text: 'echo: still here' });

@@ -14,6 +14,8 @@ export interface ClientIdentity {
   pluginIds: readonly string[];
   /** Channels a channel credential may act for. */
   channels: readonly string[];
+  /** Users a channel credential may speak as ("*" = anyone); undefined for other roles. */
+  users?: readonly string[];
 }
 
 export interface AclContext {

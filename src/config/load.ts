@@ -133,9 +133,16 @@ export function loadConfig(options: LoadConfigOptions = {}): ConfigOutcome {
   const validate = ajv.compile(CONFIG_SCHEMA);
   if (!validate(merged)) {
     for (const e of validate.errors ?? []) {
+      if (e.keyword === 'propertyNames') continue; // its nested error below names the key
+      // A key that fails a propertyNames rule (a user id or channel name used as a key) is named in the path.
+      const badKey = (e as { propertyName?: string }).propertyName;
       const extra =
-        e.keyword === 'additionalProperties' ? `/${String((e.params as { additionalProperty?: string }).additionalProperty)}` : '';
-      const message = e.keyword === 'additionalProperties' ? 'unknown setting' : (e.message ?? 'invalid');
+        e.keyword === 'additionalProperties'
+          ? `/${String((e.params as { additionalProperty?: string }).additionalProperty)}`
+          : badKey !== undefined
+            ? `/${badKey}`
+            : '';
+      const message = e.keyword === 'additionalProperties' ? 'unknown setting' : `${badKey !== undefined ? 'invalid name: ' : ''}${e.message ?? 'invalid'}`;
       errors.push({ path: `${e.instancePath}${extra}` || '/', message });
     }
   }

@@ -131,6 +131,33 @@ export interface HomeAssistantConfig {
   discovery_prefix: string;
 }
 
+/** What one user (or every user without an entry) may reach: plugin or plugin.capability patterns. */
+export interface PolicyRule {
+  allow?: string[];
+  deny?: string[];
+}
+
+export interface PolicyConfig {
+  /** For users without an entry of their own; absent: they may reach everything. */
+  default?: PolicyRule;
+  users: Record<string, PolicyRule>;
+  /** Capabilities that always need the user's confirmation, beside those flagged in their descriptor. */
+  require_confirmation: string[];
+}
+
+export interface AccessConfig {
+  /** Users each channel may speak for when the broker cannot say who published (external broker). */
+  channels: Record<string, { users: string[] }>;
+  audit: {
+    /** The oldest entries beyond this count are deleted. */
+    max_entries: number;
+    /** Entries older than this are deleted. */
+    max_age_days: number;
+    /** Entries are written in batches at most this far apart. */
+    flush_interval_ms: number;
+  };
+}
+
 export interface CoreConfig {
   data_dir: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -147,4 +174,6 @@ export interface CoreConfig {
   wyoming: WyomingConfig;
   zigbee2mqtt: Zigbee2mqttConfig;
   homeassistant: HomeAssistantConfig;
+  access: AccessConfig;
+  policy: PolicyConfig;
 }

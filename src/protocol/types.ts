@@ -50,6 +50,8 @@ export interface CapabilitySpec {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path?: string;
   timeout_sec?: number;
+  /** The action has effects worth a second thought (unlocking, buying, deleting): always confirmed first. */
+  requires_confirmation?: boolean;
 }
 
 /** Plugin config: type-specific settings plus the parameter defaults of the seed. Never sent to the LLM. */
@@ -148,7 +150,11 @@ export type ErrorCode =
   | 'timeout'
   | 'plugin_error'
   | 'adapter_error'
-  | 'cancelled';
+  | 'cancelled'
+  /** The caller's policy does not allow this capability; the plugin was sent nothing. */
+  | 'forbidden'
+  /** The capability requires confirmation and the call did not carry "confirmed": true. */
+  | 'confirmation_required';
 
 export interface PluginResult {
   request_id: string;

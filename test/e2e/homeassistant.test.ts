@@ -5,7 +5,7 @@
 // plain words with the scripted model; the Core and its plugins appear as discovery devices; an
 // automation calls a plugin through the MQTT front door.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,7 +110,11 @@ async function login(name: string): Promise<TestClient> {
 async function haEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), 'homeclaw-e2e-ha-'));
   dataDirs.push(dataDir);
+  // With an external broker the Core binds a channel to users by config (the broker's ACL says who may publish there).
+  const configFile = join(dataDir, 'homeclaw.yaml');
+  writeFileSync(configFile, `access:\n  channels:\n    ${CHANNEL}: { users: [alice, bob] }\n`);
   return coreProcessEnv(dataDir, SHIPPED_PLUGINS_DIR, {
+    HOMECLAW_CONFIG: configFile,
     HOMECLAW_BROKER_URL: mosquitto.url,
     HOMECLAW_BROKER_USERNAME: 'homeclaw-core',
     HOMECLAW_BROKER_PASSWORD: 'homeclaw-core-secret',

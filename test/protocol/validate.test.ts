@@ -72,7 +72,7 @@ const kinds: Record<TopicKind, KindCase> = {
         errors: [
           { path: '/request_id', message: REQUEST_ID_MSG },
           { path: '/success', message: 'must be boolean' },
-          { path: '/error_code', message: 'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled"' },
+          { path: '/error_code', message: 'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled", "forbidden", "confirmation_required"' },
         ],
       },
     ],

@@ -8,6 +8,7 @@ import { createBuiltinLoader } from './adapters/builtin-loader.js';
 import { createHttpAdapter } from './adapters/http.js';
 import { McpAdapter } from './adapters/mcp.js';
 import { createSubprocessAdapter } from './adapters/subprocess.js';
+import { SelfTargetGuard } from './adapters/self-target.js';
 import { registerMcpRoutes } from './api/routes/mcp.js';
 import { registerMessageRoutes } from './api/routes/messages.js';
 import { registerSearchRoutes } from './api/routes/search.js';
@@ -145,6 +146,10 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     eventFeed = startEventFeed({ bus, registry, log });
     started.push({ name: 'event-feed', stop: () => eventFeed?.stop() });
 
+    // No plugin may call the Core's own HTTP API; the port is known for sure once the API listens.
+    let httpPort: number | undefined;
+    const selfTarget = new SelfTargetGuard({ port: () => httpPort ?? (config.http.port || undefined) });
+    const checkTargets = (descriptor: PluginRecord['descriptor']) => selfTarget.descriptorProblems(descriptor);
     const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });
     await mqttAdapter.start();
     const loader = createBuiltinLoader({
@@ -154,10 +159,11 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       registry,
       log: log.child({ room: 'adapters', type: 'inline' }),
       hot_reload: config.plugins.hot_reload,
+      check_targets: checkTargets,
     });
-    const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness });
+    const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness, guard: selfTarget });
     const subprocessAdapter = createSubprocessAdapter({ log: log.child({ room: 'adapters', type: 'subprocess' }) });
-    const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }) });
+    const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }), guard: selfTarget });
     for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter] as PluginAdapter[]) {
       adapters.set(adapter.type, adapter);
       dispatcher.registerAdapter(adapter);
@@ -219,7 +225,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       if (adapter?.health) return adapter.health(record);
       return { ok: record.state === 'online', detail: record.state_reason ?? `state ${record.state}` };
     };
-    registerPluginRoutes(http.app, { registry, dispatcher, health });
+    registerPluginRoutes(http.app, { registry, dispatcher, health, checkTargets });
     registerAdminRoutes(http.app, { credentials });
     registerProfileRoutes(http.app, { profiles });
     registerSearchRoutes(http.app, { search: retrieval });
@@ -246,7 +252,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         builtins: loader.status(),
       }),
     });
-    const { port: httpPort, url: httpUrl } = await http.listen();
+    const listening = await http.listen();
+    httpPort = listening.port;
+    const httpUrl = listening.url;
     started.push({ name: 'http', stop: () => http.close() });
     log.info({ url: httpUrl }, 'HTTP API listening');
 

@@ -14,6 +14,7 @@ import {
   type ClientIdentity,
 } from './acl.js';
 import type { CredentialVerifier } from './credentials.js';
+import { isCommandTopic } from '../protocol/topics.js';
 
 export interface EmbeddedBrokerOptions {
   /** TCP listener address; default 127.0.0.1. */
@@ -91,6 +92,8 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
   // would punish a plugin for a merely late result. So it is acknowledged and its payload is replaced by a
   // unique empty marker that authorizeForward and the Core's bus recognise and deliver to nobody.
   const droppedPayloads = new WeakSet<Buffer>();
+  /** Clients already told about a retained command (logged once per connection, not per message). */
+  const retainWarned = new WeakSet<Client>();
 
   const drop = (packet: PublishPacket): void => {
     const marker = Buffer.alloc(0);
@@ -166,6 +169,14 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         log.warn({ clientId: client.id, topic: packet.topic }, 'publish from unauthenticated client dropped');
         drop(packet);
         return done(null);
+      }
+      if (packet.retain && isCommandTopic(packet.topic)) {
+        // A stored command would be replayed on every subscription: deliver it once, store nothing.
+        packet.retain = false;
+        if (!retainWarned.has(client)) {
+          retainWarned.add(client);
+          log.warn({ clientId: client.id, topic: packet.topic }, 'retain flag on a command ignored: commands are never stored');
+        }
       }
       const decision = authorizePublishTopic(identity, packet.topic, acl);
       if (!decision.allowed) {

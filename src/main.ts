@@ -20,6 +20,7 @@ import { DefaultParameterResolver } from './conversation/resolver.js';
 import { findPluginsTool } from './retrieval/mcp-find-plugins.js';
 import { createRetrieval, type Retrieval } from './retrieval/retrieval.js';
 import { MqttLifecycle } from './adapters/mqtt-lifecycle.js';
+import { MqttPathWatch } from './adapters/mqtt-path-watch.js';
 import { resolveAdminToken } from './api/admin-token.js';
 import { registerPluginRoutes } from './api/routes/plugins.js';
 import { registerStatusRoutes } from './api/routes/status.js';
@@ -187,6 +188,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     await lifecycle.start();
     started.push({ name: 'mqtt-lifecycle', stop: () => lifecycle.stop() });
+    const pathWatch = new MqttPathWatch({ bus, registry, log: log.child({ room: 'adapters', component: 'mqtt-path-watch' }) });
+    pathWatch.start();
+    started.push({ name: 'mqtt-path-watch', stop: () => pathWatch.stop() });
 
     const retrieval: Retrieval = await createRetrieval({
       config: { ...config.retrieval, data_dir: config.data_dir },

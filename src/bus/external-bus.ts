@@ -48,6 +48,9 @@ export class ExternalBus implements CoreBus {
   private readonly inFlight = new Set<(error: Error) => void>();
   /** Command topics whose retained message the Core just cleared: the broker echoes the empty message once. */
   private readonly clearing = new Set<string>();
+  /** Told when a session with the broker that was up drops. */
+  private readonly connectionLostListeners = new Set<(reason: string) => void>();
+  private sessionUp = false;
   /** Command topics already reported as retained, so a topic is logged once, not at every reconnect. */
   private readonly reportedRetained = new Set<string>();
 
@@ -134,8 +137,13 @@ export class ExternalBus implements CoreBus {
   }
 
   /** The external broker does not tell its clients about other clients' disconnects; wills carry that. */
-  onClientDisconnect(_listener: (clientId: string) => void): () => void {
+  onClientDisconnect(_listener: (clientId: string, subscriptions: readonly string[]) => void): () => void {
     return () => undefined;
+  }
+
+  onConnectionLost(listener: (reason: string) => void): () => void {
+    this.connectionLostListeners.add(listener);
+    return () => this.connectionLostListeners.delete(listener);
   }
 
   async close(): Promise<void> {
@@ -186,6 +194,7 @@ export class ExternalBus implements CoreBus {
     if (stream instanceof Socket) stream.setNoDelay(true);
     const reconnect = this.connectedOnce;
     this.connectedOnce = true;
+    this.sessionUp = true;
     this.failedAttempts = 0;
     this.log.info({ url: redactUrl(this.options.url), reconnect }, 'connected to external broker');
     // With a clean session the broker forgot every subscription: make them again.
@@ -206,6 +215,17 @@ export class ExternalBus implements CoreBus {
     const lost = new Error('connection to the external MQTT broker lost before the publish was acknowledged');
     for (const reject of this.inFlight) reject(lost);
     this.inFlight.clear();
+    if (this.sessionUp) {
+      this.sessionUp = false;
+      const reason = this.closing ? 'the Core is closing its broker connection' : `the connection to ${redactUrl(this.options.url)} closed`;
+      for (const listener of this.connectionLostListeners) {
+        try {
+          listener(reason);
+        } catch (error) {
+          this.log.error({ err: error }, 'connection-lost listener failed');
+        }
+      }
+    }
     if (this.closing || this.reconnectTimer) return;
     const base = this.options.reconnectDelayMs ?? 250;
     const max = this.options.maxReconnectDelayMs ?? 10_000;

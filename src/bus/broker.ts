@@ -14,6 +14,7 @@ import {
   type ClientIdentity,
 } from './acl.js';
 import type { CredentialVerifier } from './credentials.js';
+import { LoginGuard, type LoginLimits } from './login-guard.js';
 import { isCommandTopic } from '../protocol/topics.js';
 
 export interface EmbeddedBrokerOptions {
@@ -30,6 +31,8 @@ export interface EmbeddedBrokerOptions {
   maxPayloadBytes: number;
   /** Without a verifier, every login with a username is refused. */
   credentials?: CredentialVerifier;
+  /** Backoff, concurrency and cache of password checks (defaults: DEFAULT_LOGIN_LIMITS). */
+  login?: Partial<LoginLimits>;
   acl?: AclContext;
   log: Logger;
   /** Only for tests that prove what TCP_NODELAY is worth; always true in the Core. */
@@ -54,6 +57,7 @@ export interface EmbeddedBrokerHandle {
 export const HARD_CAP_FACTOR = 4;
 
 const RETURN_CODE_IDENTIFIER_REJECTED = 2;
+const RETURN_CODE_SERVER_UNAVAILABLE = 3;
 const RETURN_CODE_BAD_CREDENTIALS = 4;
 const RETURN_CODE_NOT_AUTHORIZED = 5;
 
@@ -76,6 +80,12 @@ function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/** Where a client connects from: the TCP peer, or the socket under a WebSocket upgrade. */
+function remoteAddressOf(client: Client): string | undefined {
+  const conn = client.conn as { remoteAddress?: string } | undefined;
+  return conn?.remoteAddress ?? client.req?.socket?.remoteAddress;
+}
+
 export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promise<EmbeddedBrokerHandle> {
   const log = options.log.child({ component: 'broker' });
   const host = options.host ?? '127.0.0.1';
@@ -88,6 +98,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
   const anonymous = anonymousAllowed(options.allowAnonymous, listenerHosts);
 
   const identities = new WeakMap<Client, ClientIdentity>();
+  const guard = options.credentials ? new LoginGuard(options.credentials, log, options.login) : undefined;
   // A refused publish cannot be refused on the wire in MQTT 3.1.1 without dropping the connection, which
   // would punish a plugin for a merely late result. So it is acknowledged and its payload is replaced by a
   // unique empty marker that authorizeForward and the Core's bus recognise and deliver to nobody.
@@ -126,20 +137,26 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         claim({ clientId, pluginIds: [], channels: [] });
         return;
       }
-      const verifier = options.credentials;
       const secret = password ? password.toString('utf8') : '';
-      if (!verifier || secret === '') {
+      if (!guard || secret === '') {
         log.warn({ clientId, username }, 'login refused');
         done(authError('bad username or password', RETURN_CODE_BAD_CREDENTIALS), false);
         return;
       }
-      verifier.verify(username, secret).then(
-        (credential) => {
-          if (!credential) {
-            log.warn({ clientId, username }, 'login refused');
-            done(authError('bad username or password', RETURN_CODE_BAD_CREDENTIALS), false);
+      guard.login(remoteAddressOf(client), username, secret).then(
+        (outcome) => {
+          if (!outcome.ok) {
+            if (outcome.reason === 'bad_credentials') {
+              log.warn({ clientId, username }, 'login refused');
+              done(authError('bad username or password', RETURN_CODE_BAD_CREDENTIALS), false);
+            } else {
+              // Refused without a check (the address backs off, or too many checks wait): try again later.
+              log.debug({ clientId, username, reason: outcome.reason }, 'login refused unchecked');
+              done(authError('server unavailable, try again later', RETURN_CODE_SERVER_UNAVAILABLE), false);
+            }
             return;
           }
+          const credential = outcome.credential;
           claim({
             clientId,
             username: credential.name,
@@ -150,7 +167,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         },
         (error: unknown) => {
           log.error({ clientId, username, err: error }, 'credential check failed');
-          done(authError('server unavailable', 3), false);
+          done(authError('server unavailable', RETURN_CODE_SERVER_UNAVAILABLE), false);
         },
       );
     },

@@ -66,6 +66,9 @@ export class SelfTargetGuard {
   check(target: string | URL): TargetVerdict | Promise<TargetVerdict> {
     const corePort = this.options.port();
     if (!corePort) return undefined;
+    // Off the default ports, only a URL that spells out the Core's port (perhaps with leading zeros) can
+    // reach it: most calls stop here, without parsing.
+    if (typeof target === 'string' && corePort !== 80 && corePort !== 443 && !target.includes(String(corePort))) return undefined;
     let url: URL;
     try {
       url = typeof target === 'string' ? new URL(target) : target;

@@ -118,14 +118,16 @@ describe('a plugin whose connection closes without a will (embedded broker)', ()
     fresh.on('message', (topic, payload) => {
       if (topic !== topics.invoke('twin')) return;
       const request = JSON.parse(payload.toString()) as { request_id: string };
-      void fresh.publishAsync(topics.result(request.request_id), JSON.stringify({ request_id: request.request_id, plugin_id: 'twin', success: true, text: 'from the new session' }), { qos: 1 });
+      fresh
+        .publishAsync(topics.result(request.request_id), JSON.stringify({ request_id: request.request_id, plugin_id: 'twin', success: true, text: 'from the new session' }), { qos: 1 })
+        .catch(() => undefined);
     });
     (old.stream as unknown as { destroy(): void }).destroy();
     await new Promise((r) => setTimeout(r, 500));
     expect(core.ctx.registry.get('twin')?.state).toBe('online');
     const result = await core.ctx.dispatcher.invoke({ plugin_id: 'twin', capability_id: 'echo', parameters: {}, timeout_sec: DEADLINE_SEC });
     expect(result).toMatchObject({ success: true, text: 'from the new session' });
-    fresh.end(true);
+    await fresh.endAsync(false);
     old.end(true);
   });
 });

@@ -1,8 +1,8 @@
 // Attack: a flood of MQTT logins with wrong passwords. Each costs a scrypt hash, so 600 of them made a
 // real plugin's login take 16 s. Defences: failed logins are limited per source address with backoff,
 // password checks run a few at a time and fairly across addresses, and recently verified credentials
-// are recognised without a new hash; a real plugin connects within a second during the flood, from
-// another address and (already verified) from the flooding one.
+// are recognised without a new hash. A real plugin must connect during the flood (the requirement:
+// within a second), from another address and, already verified, from the flooding one.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';

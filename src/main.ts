@@ -42,6 +42,7 @@ import { TypedEventBus } from './registry/events.js';
 import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
+import { EventLoopMonitor } from './observability/event-loop-monitor.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -106,7 +107,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     started.push({ name: 'database', stop: () => void db.close() });
 
     const events = new TypedEventBus(log);
-    const registry = new Registry({ db, events, log: log.child({ room: 'registry' }) });
+    const registry = new Registry({ db, events, log: log.child({ room: 'registry' }), limits: config.limits });
     const profiles = new SqliteProfileStore({ db });
     const pendingCalls = new SqlitePendingCallStore({ db });
     if (config.conversation.profiles_file) {
@@ -231,6 +232,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     registerMcpRoutes(http.app, { registry, dispatcher, log: log.child({ room: 'api', component: 'mcp' }), authorize: http.authorize, findPlugins: findPluginsTool(retrieval) });
     registerOpenApiRoute(http.app);
     const startedAt = Date.now();
+    const eventLoop = new EventLoopMonitor();
+    started.push({ name: 'event-loop-monitor', stop: () => eventLoop.stop() });
     registerStatusRoutes(http.app, {
       status: () => ({
         version: '0.1.0',
@@ -242,6 +245,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         dispatcher: dispatcher.getStats(),
         mqtt: { ...mqttAdapter.counters, ...lifecycle.counters },
         retrieval: retrieval.status(),
+        event_loop: eventLoop.snapshot(),
         llm: config.llm.base_url ? { configured: true, base_url: config.llm.base_url, model: config.llm.model } : { configured: false },
         builtins: loader.status(),
       }),

@@ -40,7 +40,16 @@ export const CONFIG_SCHEMA = obj({
     enabled: { type: 'boolean' },
     top_k: { type: 'integer', minimum: 1, maximum: 100 },
     chroma: obj({ url: nullableStr, port, collection: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{1,62}$' } }),
-    embedder: obj({ kind: { enum: ['use-lite', 'openai'] }, base_url: nullableStr, model: nullableStr, api_key: nullableStr }),
+    embedder: obj({
+      kind: { enum: ['use-lite', 'openai'] },
+      base_url: nullableStr,
+      model: nullableStr,
+      api_key: nullableStr,
+      workers: { type: 'integer', minimum: 0, maximum: 64 },
+      index_batch: { type: 'integer', minimum: 1, maximum: 256 },
+      worker_nice: { type: 'integer', minimum: 0, maximum: 19 },
+    }),
+    query_cache_size: { type: 'integer', minimum: 0, maximum: 1000000 },
     weights: obj({ bm25: { type: 'number', minimum: 0 }, dense: { type: 'number', minimum: 0 } }),
     pinned: { type: 'array', items: str },
     force_include: {
@@ -65,4 +74,5 @@ export const CONFIG_SCHEMA = obj({
     max_text_bytes: { type: 'integer', minimum: 16 },
     profiles_file: nullableStr,
   }),
+  limits: obj({ max_capabilities: posInt, max_examples: { type: 'integer', minimum: 0 } }),
 });

@@ -269,7 +269,7 @@ export class DenseSync {
   private onEmbedderEvent(event: EmbedderEvent): void {
     if (this.stopped) return;
     if (event.kind === 'worker-lost') {
-      this.degrade(new EmbedderError(`${event.reason}; restarting it`));
+      this.degrade(new EmbedderError(event.reason));
       return;
     }
     // A replacement worker is up: recover now rather than at the next retry tick.

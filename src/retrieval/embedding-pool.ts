@@ -240,7 +240,7 @@ export class EmbeddingPool implements Embedder {
     slot.failedStarts = wasStarting ? slot.failedStarts + 1 : 0;
     this.recordFailure(reason);
     this.log.warn({ worker: slot.index, reason }, 'embedding worker lost; restarting it');
-    const error = new Error(reason);
+    const error = new Error(`${reason}; restarting it`);
     if (slot.batch) {
       const batch = slot.batch;
       slot.batch = undefined;
@@ -250,7 +250,7 @@ export class EmbeddingPool implements Embedder {
       this.lanes.failQueries(error);
       if (wasStarting) for (const waiter of this.readyWaiters.splice(0)) waiter.reject(error);
     }
-    this.emit({ kind: 'worker-lost', reason });
+    this.emit({ kind: 'worker-lost', reason: error.message });
     const delay = Math.min(MAX_RESTART_DELAY_MS, 100 * 2 ** slot.failedStarts);
     slot.restartTimer = setTimeout(() => this.spawn(slot), delay);
   }

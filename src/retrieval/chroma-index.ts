@@ -32,6 +32,12 @@ export interface ChromaIndexOptions {
 }
 
 const PAGE = 1_000;
+/**
+ * Documents per add call. The Chroma client encodes every vector to base64 on the calling thread
+ * (~0.1-0.2 ms each); small pages keep each slice of that work short, so the event loop serves MQTT and
+ * HTTP between them instead of stalling for one large write.
+ */
+const ADD_PAGE = 32;
 
 export class ChromaIndex {
   private readonly client: ChromaClient;
@@ -131,12 +137,12 @@ export class ChromaIndex {
         metadatas.push(meta);
       });
     }
-    for (let i = 0; i < ids.length; i += PAGE) {
+    for (let i = 0; i < ids.length; i += ADD_PAGE) {
       await collection.add({
-        ids: ids.slice(i, i + PAGE),
-        embeddings: embeddings.slice(i, i + PAGE),
-        metadatas: metadatas.slice(i, i + PAGE),
-        documents: documents.slice(i, i + PAGE),
+        ids: ids.slice(i, i + ADD_PAGE),
+        embeddings: embeddings.slice(i, i + ADD_PAGE),
+        metadatas: metadatas.slice(i, i + ADD_PAGE),
+        documents: documents.slice(i, i + ADD_PAGE),
       });
     }
     this.documentCount += ids.length;

@@ -143,7 +143,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     if (broker) log.info({ host: broker.host, port: broker.tcpPort, ws_port: broker.wsPort }, 'embedded MQTT broker listening');
     else log.info({ url: redactUrl(config.broker.url ?? '') }, 'connected to external MQTT broker');
 
-    eventFeed = startEventFeed({ bus, registry, log });
+    eventFeed = startEventFeed({ bus, registry, log, invocations: config.events.invocations });
     started.push({ name: 'event-feed', stop: () => eventFeed?.stop() });
 
     const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });

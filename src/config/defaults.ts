@@ -31,4 +31,5 @@ export const DEFAULT_CONFIG: CoreConfig = {
   llm: { base_url: null, model: null, api_key: null, max_rounds: 5, timeout_sec: 60, temperature: 0.2 },
   conversation: { pending_ttl_sec: 600, no_llm_threshold: 1.0, max_text_bytes: 16_384, profiles_file: null },
   limits: { max_capabilities: 256, max_examples: 32 },
+  events: { invocations: 'auto' },
 };

@@ -75,4 +75,5 @@ export const CONFIG_SCHEMA = obj({
     profiles_file: nullableStr,
   }),
   limits: obj({ max_capabilities: posInt, max_examples: { type: 'integer', minimum: 0 } }),
+  events: obj({ invocations: { anyOf: [{ type: 'boolean' }, { const: 'auto' }] } }),
 });

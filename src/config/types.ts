@@ -98,6 +98,11 @@ export interface LimitsConfig {
   max_examples: number;
 }
 
+export interface EventsConfig {
+  /** Invocation events on homeclaw/events/invocation: true, false, or 'auto' (only when a subscriber is visible). */
+  invocations: boolean | 'auto';
+}
+
 export interface CoreConfig {
   data_dir: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -110,4 +115,5 @@ export interface CoreConfig {
   llm: LlmConfig;
   conversation: ConversationConfig;
   limits: LimitsConfig;
+  events: EventsConfig;
 }

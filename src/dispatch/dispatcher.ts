@@ -140,20 +140,15 @@ export class Dispatcher implements DispatcherApi {
     const timeoutSec = this.timeoutFor(record, capability, options.timeout_sec);
     const deadline = this.now() + Math.round(timeoutSec * 1000);
     const context = options.context ?? {};
-    const request: PluginRequest = {
-      request_id,
-      plugin_id: record.descriptor.id,
-      capability_id: capability.id,
-      parameters,
-      deadline,
-      ...(context.user_input !== undefined ? { user_input: context.user_input } : {}),
-      ...(context.user_id !== undefined ? { user_id: context.user_id } : {}),
-      ...(context.user_name !== undefined ? { user_name: context.user_name } : {}),
-      ...(context.channel_name !== undefined ? { channel_name: context.channel_name } : {}),
-      ...(context.session_id !== undefined ? { session_id: context.session_id } : {}),
-      ...(context.chat_context !== undefined ? { chat_context: context.chat_context } : {}),
-      ...(context.metadata !== undefined ? { metadata: context.metadata } : {}),
-    };
+    const request: PluginRequest = { request_id, plugin_id: record.descriptor.id, capability_id: capability.id, parameters, deadline };
+    // Assigned one by one (not spread from temporary objects): this runs for every call.
+    if (context.user_input !== undefined) request.user_input = context.user_input;
+    if (context.user_id !== undefined) request.user_id = context.user_id;
+    if (context.user_name !== undefined) request.user_name = context.user_name;
+    if (context.channel_name !== undefined) request.channel_name = context.channel_name;
+    if (context.session_id !== undefined) request.session_id = context.session_id;
+    if (context.chat_context !== undefined) request.chat_context = context.chat_context;
+    if (context.metadata !== undefined) request.metadata = context.metadata;
     return this.run(adapter, record, capability, request, queue, timeoutSec);
   }
 

@@ -4,7 +4,8 @@
 // calls are sent on schedule, not after the previous one returned). In each round, interleaved with quiet
 // phases: a registration burst of 150 MQTT plugins with 5 examples each, 8 chat messages/s with hybrid
 // retrieval (every message different, so none comes from the query cache), and one 256-capability
-// registration. Invoke latency is compared with the quiet phases of the same run. Then the Core's RSS at
+// registration. The burst's registrations come from one MQTT client, as from a bridge or after a Core
+// restart, so what is measured is registering and indexing, not 150 new TCP connections at once. Invoke latency is compared with the quiet phases of the same run. Then the Core's RSS at
 // start and with 1,000 connected plugins indexed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,6 @@ import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { topics } from '../../src/protocol/topics.js';
 import { freePort } from '../../test/helpers/ports.js';
-import { startScriptedLlm } from '../../test/helpers/scripted-llm.js';
 import { markdownTable, percentile, ratio } from './stats.js';
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..');
@@ -46,6 +46,11 @@ interface CoreStatus {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function spawnUntil(args: string[], marker: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): Promise<ChildProcess> {
+  return spawnWithOutput(args, marker, env, timeoutMs).then(({ child }) => child);
+}
+
+/** Starts a Node script and resolves once its output contains `marker`, with the output so far. */
+function spawnWithOutput(args: string[], marker: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): Promise<{ child: ChildProcess; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -58,7 +63,7 @@ function spawnUntil(args: string[], marker: string, env: NodeJS.ProcessEnv = {},
         child.stderr?.removeAllListeners('data');
         child.stdout?.resume();
         child.stderr?.resume();
-        resolve(child);
+        resolve({ child, output });
       }
     };
     child.stdout?.on('data', onData);
@@ -95,13 +100,13 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean } 
   mkdirSync(join(pluginsDir, 'chat-echo'), { recursive: true });
   writeFileSync(join(pluginsDir, 'chat-echo', 'plugin.yaml'), ECHO_MANIFEST);
   writeFileSync(join(pluginsDir, 'chat-echo', 'index.js'), "export function say(p) { return 'echo: ' + p.text; }\n");
-  const llm = await startScriptedLlm({
-    respond: () => ({ tool_calls: [{ name: 'route_to_plugin', arguments: { plugin_id: 'chat-echo', capability_id: 'say', parameters: { text: 'hello' } } }] }),
-  });
+  // The model runs in its own process: answering it here would load the event loop that times the invokes.
+  const llm = await spawnWithOutput([join(FIXTURES, 'routing-llm.mjs'), 'chat-echo', 'say'], 'ready');
+  const llmUrl = /ready (\S+)/.exec(llm.output)?.[1] ?? '';
   const [mqttPort, httpPort] = [await freePort(), await freePort()];
   const mqttUrl = `mqtt://127.0.0.1:${mqttPort}`;
   const httpUrl = `http://127.0.0.1:${httpPort}`;
-  const children: ChildProcess[] = [];
+  const children: ChildProcess[] = [llm.child];
   const samples: Sample[] = [];
   const notes: string[] = [];
   let client: mqtt.MqttClient | undefined;
@@ -140,7 +145,7 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean } 
       HOMECLAW_HTTP_PORT: String(httpPort),
       HOMECLAW_WS_PORT: '0',
       HOMECLAW_ADMIN_TOKEN: TOKEN,
-      HOMECLAW_LLM_BASE_URL: llm.url,
+      HOMECLAW_LLM_BASE_URL: llmUrl,
       HOMECLAW_LLM_MODEL: 'scripted',
       HOMECLAW_LOG_LEVEL: 'warn',
       HOMECLAW_RETRIEVAL_ENABLED: 'true',
@@ -189,9 +194,9 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean } 
 
       phase = 'burst';
       const burstStart = Date.now();
-      children.push(await spawnUntil([join(FIXTURES, 'echo-plugins.mjs'), mqttUrl, '150', '30', `burst-r${round}`, '5'], 'ready'));
-      const burst = await untilIndexed();
-      disturbances.push([round, '150 plugins x 5 examples register', ((Date.now() - burstStart) / 1000).toFixed(1), burst.peak, burst.loopP99]);
+      await registerBurst(client, round);
+      const burst = await untilIndexed(1000);
+      disturbances.push([round, '150 registrations x 5 examples at once', ((Date.now() - burstStart) / 1000).toFixed(1), burst.peak, burst.loopP99]);
 
       phase = 'quiet';
       await sleep(QUIET_MS);
@@ -270,9 +275,43 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean } 
     running = false;
     await client?.endAsync(true).catch(() => undefined);
     for (const child of children.reverse()) await stop(child);
-    await llm.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * 150 registrations with 5 examples each, published at once by one client, as a bridge or a plugin host
+ * registers its devices (or every plugin re-registers after a Core restart). Waits for all the acks.
+ */
+async function registerBurst(client: mqtt.MqttClient, round: number): Promise<void> {
+  const THINGS = ['lamp', 'garage door', 'heater', 'sprinkler', 'speaker', 'oven', 'blinds', 'fan', 'kettle', 'doorbell'];
+  const ids = Array.from({ length: 150 }, (_, i) => `burst-r${round}-${i}`);
+  await client.subscribeAsync(ids.map((id) => topics.registered(id)), { qos: 1 });
+  const waiting = new Set(ids);
+  const acked = new Promise<void>((resolve) => {
+    const onAck = (topic: string): void => {
+      for (const id of waiting) if (topic === topics.registered(id)) waiting.delete(id);
+      if (waiting.size === 0) {
+        client.off('message', onAck);
+        resolve();
+      }
+    };
+    client.on('message', onAck);
+  });
+  ids.forEach((id, i) => {
+    const thing = THINGS[i % THINGS.length]!;
+    const descriptor = {
+      id,
+      name: `${thing} ${i}`,
+      description: `Controls the ${thing} number ${i} (round ${round}).`,
+      examples: Array.from({ length: 5 }, (_, j) => `ask ${id} to switch the ${THINGS[(i + j) % THINGS.length]} ${j === 0 ? 'on' : `to level ${j}`}`),
+      capabilities: [{ id: 'set', description: `Switch the ${thing} on or off`, parameters: [{ name: 'on', type: 'boolean' }] }],
+      epoch: Date.now(),
+      heartbeat_interval_sec: 3600,
+    };
+    client.publish(topics.register(), JSON.stringify(descriptor), { qos: 1 });
+  });
+  await acked;
 }
 
 /** Sends CHAT_PER_SEC distinct messages per second on a channel for `ms`; records each reply's latency. */

@@ -38,7 +38,7 @@ export interface CreateRetrievalOptions {
   embedder?: Embedder;
 }
 
-/** Query embeddings remembered by default (512 floats each: ~2 MB per 1,000). */
+/** Query embeddings remembered by default (512 numbers each: about 4 MB per 1,000). */
 const DEFAULT_QUERY_CACHE_SIZE = 1000;
 
 export class Retrieval implements PluginSearchApi {

@@ -3,10 +3,13 @@
 // the guarantees the embedded ACL gives (docs/external-broker-acl.md).
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
-import { connect, type IClientOptions, type MqttClient, type IPublishPacket } from 'mqtt';
+import { connect, type IClientOptions, type IClientPublishOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient, type IPublishPacket, type Packet } from 'mqtt';
 import type { Logger } from '../log.js';
+import { describeReasonCode, isProtocolVersionRefusal, NO_MATCHING_SUBSCRIBERS } from '../protocol/mqtt-reason-codes.js';
 import { isCommandTopic, topicMatches, topics } from '../protocol/topics.js';
-import type { CoreBus, IncomingMessage, MessageHandler, PublishOptions } from './core-bus.js';
+import type { CoreBus, IncomingMessage, MessageHandler, PublishOptions, PublishReceipt } from './core-bus.js';
+import { DELIVERED, messageProperties, NO_SUBSCRIBERS, oversize, publishProperties, ReasonLog } from './mqtt5-session.js';
+import { RetainedCommandCleaner } from './retained-commands.js';
 
 export interface ExternalBusOptions {
   url: string;
@@ -27,6 +30,11 @@ export interface ExternalBusOptions {
   /** How long connect() waits for the first CONNACK before giving up. */
   connectTimeoutMs?: number;
   keepaliveSec?: number;
+  /**
+   * MQTT version to speak: 5 (default) or 4 (3.1.1). A broker that refuses 5 in its CONNACK (3.1.1 brokers
+   * answer "unacceptable protocol version") is connected to again with 3.1.1, and that is logged once.
+   */
+  protocolVersion?: 4 | 5;
 }
 
 interface FilterEntry {
@@ -46,13 +54,17 @@ export class ExternalBus implements CoreBus {
   private closing = false;
   /** Rejecters of publishes awaiting their PUBACK, failed when the connection drops. */
   private readonly inFlight = new Set<(error: Error) => void>();
-  /** Command topics whose retained message the Core just cleared: the broker echoes the empty message once. */
-  private readonly clearing = new Set<string>();
   /** Told when a session with the broker that was up drops. */
   private readonly connectionLostListeners = new Set<(reason: string) => void>();
   private sessionUp = false;
-  /** Command topics already reported as retained, so a topic is logged once, not at every reconnect. */
-  private readonly reportedRetained = new Set<string>();
+  private readonly retainedCommands: RetainedCommandCleaner;
+  private readonly reasons: ReasonLog;
+  /** The CONNACK's Maximum Packet Size of the current MQTT 5 session, if the broker announced one. */
+  private maxPacketBytes: number | undefined;
+  /** Reason code of the PUBACK being handled; read by its publish callback, which runs in the same call. */
+  private pubackReason: number | undefined;
+  /** Why the broker last disconnected the Core (an MQTT 5 DISCONNECT), for the connection-lost reason. */
+  private disconnectReason: string | undefined;
 
   /** Connects and resolves after the first CONNACK; rejects (and stops retrying) on timeout or refusal. */
   static async connect(options: ExternalBusOptions): Promise<ExternalBus> {
@@ -69,8 +81,12 @@ export class ExternalBus implements CoreBus {
   private constructor(options: ExternalBusOptions) {
     this.options = options;
     this.log = options.log.child({ component: 'external-bus' });
+    this.reasons = new ReasonLog(this.log);
+    this.retainedCommands = new RetainedCommandCleaner(this.log, (topic, done) =>
+      this.client.publish(topic, '', { qos: 1, retain: true }, (error) => done(error)),
+    );
     const clientOptions: IClientOptions = {
-      protocolVersion: 4,
+      protocolVersion: options.protocolVersion ?? 5,
       clientId: options.clientId ?? `homeclaw-core-${randomBytes(6).toString('hex')}`,
       clean: true,
       keepalive: options.keepaliveSec ?? 30,
@@ -86,22 +102,45 @@ export class ExternalBus implements CoreBus {
     this.client.on('connect', this.onConnect);
     this.client.on('close', this.onClose);
     this.client.on('message', this.onMessage);
-    this.client.on('packetreceive', this.coalesceWrites);
+    this.client.on('packetreceive', this.onPacketReceive);
     this.client.on('packetsend', this.coalesceWrites);
-    this.client.on('error', (error) => this.log.warn({ err: error.message, url: redactUrl(options.url) }, 'broker connection error'));
+    this.client.on('disconnect', this.onDisconnectPacket);
+    this.client.on('error', this.onError);
+  }
+
+  /** The MQTT version of the current (or last) session: 5, or 4 (3.1.1) when the broker refused 5. */
+  get protocolVersion(): 4 | 5 {
+    return this.client.options.protocolVersion === 5 ? 5 : 4;
   }
 
   publish(topic: string, payload: string | Buffer, options: PublishOptions = {}): Promise<void> {
+    return new Promise((resolve, reject) => this.send(topic, payload, options, () => resolve(), reject));
+  }
+
+  publishWithReceipt(topic: string, payload: string | Buffer, options: PublishOptions = {}): Promise<PublishReceipt> {
+    return new Promise((resolve, reject) => this.send(topic, payload, options, resolve, reject));
+  }
+
+  private send(topic: string, payload: string | Buffer, options: PublishOptions, resolve: (receipt: PublishReceipt) => void, reject: (error: Error) => void): void {
     // Failing fast beats queueing: an invoke published minutes late, after a reconnect, would arrive past
     // its deadline, while the dispatcher can answer a failed publish at once.
-    if (!this.client.connected) return Promise.reject(new Error('not connected to the external MQTT broker'));
-    return new Promise((resolve, reject) => {
-      this.inFlight.add(reject);
-      this.client.publish(topic, payload, { qos: options.qos ?? 1, retain: options.retain ?? false }, (error) => {
-        this.inFlight.delete(reject);
-        if (error) reject(error);
-        else resolve();
-      });
+    if (!this.client.connected) return reject(new Error('not connected to the external MQTT broker'));
+    const qos = options.qos ?? 1;
+    const publishOptions: IClientPublishOptions = { qos, retain: options.retain ?? false };
+    if (this.client.options.protocolVersion === 5) {
+      const properties = publishProperties(options);
+      if (properties) publishOptions.properties = properties;
+      const tooLarge = oversize(topic, payload, qos, options, this.maxPacketBytes);
+      if (tooLarge) return reject(tooLarge);
+    }
+    this.inFlight.add(reject);
+    this.client.publish(topic, payload, publishOptions, (error) => {
+      this.inFlight.delete(reject);
+      // A QoS 0 callback runs when the packet is written: there is no PUBACK, so no reason to read.
+      const reason = qos === 1 ? this.pubackReason : undefined;
+      this.pubackReason = undefined;
+      if (error) reject(this.publishRefusal(topic, error));
+      else resolve(reason === NO_MATCHING_SUBSCRIBERS ? NO_SUBSCRIBERS : DELIVERED);
     });
   }
 
@@ -174,8 +213,9 @@ export class ExternalBus implements CoreBus {
         resolve();
       };
       const onError = (error: Error & { code?: unknown }): void => {
-        // A CONNACK refusal (bad credentials, not authorised) will not improve by retrying.
-        if (typeof error.code === 'number') {
+        // A CONNACK refusal (bad credentials, not authorised) will not improve by retrying; a refused
+        // protocol version is retried with 3.1.1 (onError).
+        if (typeof error.code === 'number' && error !== this.protocolRefusal) {
           cleanup();
           reject(new Error(`external MQTT broker ${redactUrl(this.options.url)} refused the connection: ${error.message}`));
         }
@@ -190,15 +230,17 @@ export class ExternalBus implements CoreBus {
     });
   }
 
-  private readonly onConnect = (): void => {
+  private readonly onConnect = (connack: IConnackPacket): void => {
     const stream: unknown = this.client.stream;
+    this.maxPacketBytes = connack.properties?.maximumPacketSize;
+    this.disconnectReason = undefined;
     // Request/response over QoS 1 stalls ~40 ms per hop on Nagle + delayed ACK without this.
     if (stream instanceof Socket) stream.setNoDelay(true);
     const reconnect = this.connectedOnce;
     this.connectedOnce = true;
     this.sessionUp = true;
     this.failedAttempts = 0;
-    this.log.info({ url: redactUrl(this.options.url), reconnect }, 'connected to external broker');
+    this.log.info({ url: redactUrl(this.options.url), reconnect, mqtt: this.protocolVersion === 5 ? '5' : '3.1.1' }, 'connected to external broker');
     // With a clean session the broker forgot every subscription: make them again.
     for (const [filter, entry] of this.filters) {
       this.subscribeOnBroker(filter, entry.qos).catch((error: unknown) => {
@@ -219,7 +261,9 @@ export class ExternalBus implements CoreBus {
     this.inFlight.clear();
     if (this.sessionUp) {
       this.sessionUp = false;
-      const reason = this.closing ? 'the Core is closing its broker connection' : `the connection to ${redactUrl(this.options.url)} closed`;
+      const reason = this.closing
+        ? 'the Core is closing its broker connection'
+        : (this.disconnectReason ?? `the connection to ${redactUrl(this.options.url)} closed`);
       for (const listener of this.connectionLostListeners) {
         try {
           listener(reason);
@@ -246,9 +290,10 @@ export class ExternalBus implements CoreBus {
   };
 
   private readonly onMessage = (topic: string, payload: Buffer, packet: IPublishPacket): void => {
-    if (packet.retain && isCommandTopic(topic)) return this.clearRetainedCommand(topic, payload);
-    if (payload.length === 0 && this.clearing.size > 0 && this.clearing.delete(topic)) return;
+    if (packet.retain && isCommandTopic(topic)) return this.retainedCommands.clear(topic, payload);
+    if (this.retainedCommands.isEchoOfClearing(topic, payload)) return;
     const message: IncomingMessage = { topic, payload, publisher: undefined, retain: packet.retain };
+    if (packet.properties) message.properties = messageProperties(packet.properties);
     for (const [filter, entry] of this.filters) {
       if (!topicMatches(filter, topic)) continue;
       for (const handler of entry.handlers) {
@@ -263,28 +308,6 @@ export class ExternalBus implements CoreBus {
       }
     }
   };
-
-  /**
-   * A retained command was stored by the broker and is being replayed: it was acted on when it was sent,
-   * so it is ignored and removed (an empty retained message deletes it) so that no later subscription
-   * replays it again.
-   */
-  private clearRetainedCommand(topic: string, payload: Buffer): void {
-    if (payload.length === 0) return;
-    if (this.reportedRetained.size >= MAX_TRACKED_TOPICS) this.reportedRetained.clear();
-    if (!this.reportedRetained.has(topic)) {
-      this.reportedRetained.add(topic);
-      this.log.warn({ topic, bytes: payload.length }, 'retained command ignored and cleared: commands are acted on only when sent');
-    }
-    if (this.clearing.size >= MAX_TRACKED_TOPICS) this.clearing.clear();
-    this.clearing.add(topic);
-    this.client.publish(topic, '', { qos: 1, retain: true }, (error) => {
-      if (error) {
-        this.clearing.delete(topic);
-        this.log.warn({ topic, err: error.message }, 'could not clear a retained command (check the broker ACL)');
-      }
-    });
-  }
 
   /**
    * Packets written during one turn of the event loop leave in one write: the PUBACK of a result and the
@@ -308,14 +331,59 @@ export class ExternalBus implements CoreBus {
   };
 
   private async subscribeOnBroker(filter: string, qos: 0 | 1): Promise<void> {
-    const granted = await this.client.subscribeAsync(filter, { qos });
-    const refused = granted.find((grant) => grant.qos === 128);
-    if (refused) throw new Error(`external MQTT broker refused the subscription to ${filter} (check its ACL)`);
+    let refusedCode: number | undefined;
+    try {
+      const granted = await this.client.subscribeAsync(filter, { qos });
+      refusedCode = granted.find((grant) => grant.qos >= 0x80)?.qos;
+    } catch (error) {
+      // mqtt.js rejects a SUBACK refusal with the reason code (MQTT 5) or 0x80 (3.1.1) in `code`.
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'number') throw error;
+      refusedCode = code;
+    }
+    if (refusedCode === undefined) return;
+    this.reasons.refused('subscribe', refusedCode, { filter });
+    throw new Error(`external MQTT broker refused the subscription to ${filter}: ${describeReasonCode(refusedCode)} (check its ACL)`);
   }
-}
 
-/** Bound on the per-topic bookkeeping of retained commands, which a client could otherwise grow at will. */
-const MAX_TRACKED_TOPICS = 1_000;
+  private readonly onPacketReceive = (packet: Packet): void => {
+    this.coalesceWrites();
+    if (packet.cmd === 'puback') this.pubackReason = packet.reasonCode;
+  };
+
+  /** A refused publish names the broker's reason (MQTT 5 PUBACK reason code) and is logged. */
+  private publishRefusal(topic: string, error: Error & { code?: unknown }): Error {
+    if (typeof error.code !== 'number') return error;
+    this.reasons.refused('publish', error.code, { topic });
+    return new Error(`the broker refused the message on ${topic}: ${describeReasonCode(error.code)}`);
+  }
+
+  /** An MQTT 5 broker says why it closes the session (session taken over, server shutting down...). */
+  private readonly onDisconnectPacket = (packet: IDisconnectPacket): void => {
+    const code = packet.reasonCode ?? 0;
+    const said = packet.properties?.reasonString ? `: ${packet.properties.reasonString}` : '';
+    this.disconnectReason = `the broker disconnected the Core: ${describeReasonCode(code)}${said}`;
+    this.log.warn({ url: redactUrl(this.options.url), reason: describeReasonCode(code), reason_code: code, reason_string: packet.properties?.reasonString }, 'the broker disconnected the Core');
+  };
+
+  /** The CONNACK error that refused MQTT 5, handled by falling back rather than failing the connection. */
+  private protocolRefusal: Error | undefined;
+  private readonly onError = (error: Error & { code?: unknown }): void => {
+    if (isProtocolVersionRefusal(error) && this.client.options.protocolVersion === 5) {
+      // The broker speaks only 3.1.1: the reconnect that follows the refusal uses 3.1.1, for good.
+      this.client.options.protocolVersion = 4;
+      if (!this.protocolRefusal) {
+        this.protocolRefusal = error;
+        this.log.warn(
+          { url: redactUrl(this.options.url), connack: error.message, code: error.code },
+          'the broker refused MQTT 5 (CONNACK: unacceptable protocol version); connecting with MQTT 3.1.1 instead: no message expiry, no user properties, no reason codes',
+        );
+      }
+      return;
+    }
+    this.log.warn({ err: error.message, code: error.code, url: redactUrl(this.options.url) }, 'broker connection error');
+  };
+}
 
 /** Broker URLs may carry user:password; never log those. */
 function redactUrl(url: string): string {

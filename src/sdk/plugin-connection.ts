@@ -16,7 +16,7 @@ import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import { wireDescriptor } from './descriptor.js';
 import { PluginRegistrationError } from './errors.js';
 import { Heartbeat } from './heartbeat.js';
-import { InvocationRunner } from './invocation-runner.js';
+import { InvocationRunner, type InvokeProperties } from './invocation-runner.js';
 import type { ParameterValidator } from './parameter-validator.js';
 import { Registration } from './registration.js';
 import type {
@@ -102,7 +102,7 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
       stats: this.counters,
       publishResult: (result) => this.publishResult(result),
     });
-    this.client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain));
+    this.client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain, packet.properties));
     this.client.on('connect', () => void this.onConnect());
     this.client.on('reconnect', () => this.emit('reconnecting'));
     this.client.on('offline', () => this.emit('offline'));
@@ -277,7 +277,7 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
   }
 
   /** Never throws: bad input is logged and dropped (there is no reply topic for these messages). */
-  private onMessage(topic: string, payload: Buffer, retained: boolean): void {
+  private onMessage(topic: string, payload: Buffer, retained: boolean, properties?: InvokeProperties): void {
     try {
       if (this.closing) return;
       if (topic === topics.invoke(this.pluginId)) {
@@ -286,7 +286,7 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
           if (payload.length > 0) this.log.warn({ topic }, 'retained invoke ignored: requests are acted on only when sent');
           return;
         }
-        this.runner.onInvoke(payload);
+        this.runner.onInvoke(payload, properties);
       } else if (topic === topics.registered(this.pluginId) || topic === topics.registeredInvalid()) {
         this.onAck(topic, payload);
       } else if (topic === topics.control(this.pluginId)) {

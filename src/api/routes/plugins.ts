@@ -131,6 +131,8 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
       parameters: flag.parameters,
       context: { channel_name: 'http' },
       confirmed: flag.confirmed,
+      // W3C trace context: the invocation joins the caller's trace (MQTT 5 plugins receive it).
+      ...(typeof request.headers.traceparent === 'string' ? { traceparent: request.headers.traceparent } : {}),
     });
     const status = result.success ? 200 : STATUS_BY_CODE[result.error_code ?? 'plugin_error'];
     return reply.code(status).send(result);

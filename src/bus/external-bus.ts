@@ -336,9 +336,10 @@ export class ExternalBus implements CoreBus {
       const granted = await this.client.subscribeAsync(filter, { qos });
       refusedCode = granted.find((grant) => grant.qos >= 0x80)?.qos;
     } catch (error) {
-      // mqtt.js rejects a SUBACK refusal with the reason code (MQTT 5) or 0x80 (3.1.1) in `code`.
-      const code = (error as { code?: unknown }).code;
-      if (typeof code !== 'number') throw error;
+      // mqtt.js rejects a refusal with the SUBACK attached: its reason codes (MQTT 5) or 0x80 (3.1.1).
+      const granted = (error as { packet?: { granted?: unknown } }).packet?.granted;
+      const code = Array.isArray(granted) ? granted.find((grant): grant is number => typeof grant === 'number' && grant >= 0x80) : undefined;
+      if (code === undefined) throw error;
       refusedCode = code;
     }
     if (refusedCode === undefined) return;

@@ -17,6 +17,7 @@ import { wireDescriptor } from './descriptor.js';
 import { PluginRegistrationError } from './errors.js';
 import { Heartbeat } from './heartbeat.js';
 import { InvocationRunner, type InvokeProperties } from './invocation-runner.js';
+import { isHandledProtocolRefusal } from './mqtt-connection.js';
 import type { ParameterValidator } from './parameter-validator.js';
 import { Registration } from './registration.js';
 import type {
@@ -107,6 +108,8 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
     this.client.on('reconnect', () => this.emit('reconnecting'));
     this.client.on('offline', () => this.emit('offline'));
     this.client.on('error', (error) => {
+      // A broker refusing MQTT 5 is not an error: the client goes on with 3.1.1 (logged once).
+      if (isHandledProtocolRefusal(error)) return;
       this.log.warn({ err: error }, 'mqtt client error');
       if (this.listenerCount('error') > 0) this.emit('error', error);
     });

@@ -13,8 +13,8 @@ export interface MqttConnectionOptions {
   will: { topic: string; payload: string };
   reconnect_period_ms: number;
   reconnect_max_ms: number;
-  /** 4 (3.1.1) or 5. */
-  protocol_version: 4 | 5;
+  /** 4 (3.1.1, default) or 5. */
+  protocol_version?: 4 | 5;
   /** Called once if the broker refuses MQTT 5 and the client goes on with 3.1.1. */
   onProtocolFallback?: (connackError: Error) => void;
 }
@@ -31,7 +31,7 @@ export function createMqttClient(options: MqttConnectionOptions): MqttClient {
     clientId: options.clientId,
     clean: true,
     keepalive: options.keepalive_sec,
-    protocolVersion: options.protocol_version,
+    protocolVersion: options.protocol_version ?? 4,
     reconnectPeriod: options.reconnect_period_ms,
     connectTimeout: 10_000,
     // Subscriptions are renewed by the plugin on every connect, before it registers.

@@ -6,7 +6,8 @@ import { normalizeDescriptor } from '../../protocol/descriptor/normalize.js';
 import { explainBadId, isPluginId } from '../../protocol/ids.js';
 import type { ErrorCode, JsonObject, PluginDescriptor, ValidationIssue } from '../../protocol/types.js';
 import type { PluginRecord } from '../../registry/record.js';
-import type { RegistryApi } from '../../registry/registry-api.js';
+import type { RegisterInput, RegistryApi } from '../../registry/registry-api.js';
+import { UNCLAIMED_OWNER } from '../../access/plugin-claims.js';
 import { dedupeIssues } from '../../protocol/validate.js';
 import { sendError } from '../errors.js';
 import { canonicalView, forgeSyteView, summaryView } from '../plugin-views.js';
@@ -23,7 +24,7 @@ export interface PluginRoutesDeps {
   checkTargets?: (descriptor: PluginDescriptor) => Promise<ValidationIssue[]>;
 }
 
-const EXTERNAL_TYPES = ['http', 'subprocess', 'mcp'];
+const EXTERNAL_TYPES = ['http', 'subprocess', 'mcp', 'mqtt'];
 
 /** HTTP status for a failed invocation; the body is always the PluginResult. */
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -69,14 +70,21 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     if (type === 'http' && (typeof body.health_check_url !== 'string' || body.health_check_url === '')) {
       problems.push({ path: '/health_check_url', message: 'health_check_url is required for http plugins' });
     }
-    const normalized = normalizeDescriptor(body, { source: 'external', default_type: 'http' });
+    // An MQTT device registered once by an administrator then only heartbeats; its interval comes along.
+    const { heartbeat_interval_sec: interval, ...descriptorBody } = body;
+    if (type === 'mqtt' && interval !== undefined && !(typeof interval === 'number' && interval > 0)) {
+      problems.push({ path: '/heartbeat_interval_sec', message: 'must be a positive number of seconds' });
+    }
+    const normalized = normalizeDescriptor(type === 'mqtt' ? descriptorBody : body, { source: 'external', default_type: 'http' });
     if (!normalized.ok) problems.push(...normalized.errors);
     if (normalized.ok && deps.checkTargets) problems.push(...(await deps.checkTargets(normalized.descriptor)));
     if (problems.length > 0 || !normalized.ok) {
       request.log.info({ problems }, 'plugin registration refused');
       return sendError(reply, 400, 'invalid plugin descriptor', dedupeIssues(problems));
     }
-    const outcome = registry.register({ descriptor: normalized.descriptor, owner: 'api' });
+    const outcome = registry.register(
+      normalized.descriptor.type === 'mqtt' ? mqttRegistration(registry, normalized.descriptor, interval) : { descriptor: normalized.descriptor, owner: 'api' },
+    );
     if (!outcome.ok) {
       request.log.info({ problems: outcome.errors }, 'plugin registration refused');
       return sendError(reply, outcome.code === 'conflict' ? 409 : 400, outcome.errors.map((e) => e.message).join('; '), outcome.errors);
@@ -137,4 +145,25 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     const status = result.success ? 200 : STATUS_BY_CODE[result.error_code ?? 'plugin_error'];
     return reply.code(status).send(result);
   });
+}
+
+/**
+ * An MQTT plugin registered by an administrator: the device behind it will only heartbeat. Until its
+ * first heartbeat it is offline and its id belongs to no client (UNCLAIMED_OWNER); the first client that
+ * may use the id claims it. Registering it again keeps its owner and liveness.
+ */
+function mqttRegistration(registry: RegistryApi, descriptor: PluginDescriptor, interval: unknown): RegisterInput {
+  const existing = registry.get(descriptor.id);
+  const heartbeat = typeof interval === 'number' ? { heartbeat_interval_sec: interval } : existing?.heartbeat_interval_sec !== undefined ? { heartbeat_interval_sec: existing.heartbeat_interval_sec } : {};
+  if (existing && existing.descriptor.type === 'mqtt') {
+    return {
+      descriptor,
+      owner: existing.owner,
+      state: existing.state,
+      ...(existing.state_reason !== undefined ? { state_reason: existing.state_reason } : {}),
+      ...(existing.epoch !== undefined ? { epoch: existing.epoch } : {}),
+      ...heartbeat,
+    };
+  }
+  return { descriptor, owner: UNCLAIMED_OWNER, state: 'offline', state_reason: "waiting for the device's first heartbeat", ...heartbeat };
 }

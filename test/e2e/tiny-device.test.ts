@@ -80,6 +80,8 @@ function expectWithinDeviceLimits(trace: TraceEvent[], pluginId: string): TraceE
   const invokes = trace.filter((event) => event.event === 'received' && event.topic === topics.invoke(pluginId));
   expect(trace.filter((event) => event.event === 'oversize')).toEqual([]);
   for (const invoke of invokes) expect(invoke.bytes).toBeLessThanOrEqual(256);
+  // Its own packets fit its buffer too: the registration by reference, heartbeats, results.
+  for (const sent of trace.filter((event) => event.event === 'sent')) expect(sent.bytes, JSON.stringify(sent)).toBeLessThanOrEqual(256);
   const publishes = trace.filter((event) => event.event === 'sent' && event.type === 3);
   expect(publishes.length).toBeGreaterThan(0);
   expect(publishes.filter((event) => event.qos !== 0)).toEqual([]);

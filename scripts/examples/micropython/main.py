@@ -85,8 +85,7 @@ def run_capability(capability, parameters):
 
 
 def answer(request_id, success, text):
-    # The topic names the request, so request_id and plugin_id may stay out of the result: it stays small.
-    result = {"success": success, "text" if success else "error": text}
+    result = {"request_id": request_id, "plugin_id": PLUGIN_ID, "success": success, "text" if success else "error": text}
     session["client"].publish(T_RESULT + request_id.encode(), json.dumps(result).encode())
 
 

@@ -3,6 +3,7 @@
 // the guarantees the embedded ACL gives (docs/external-broker-acl.md).
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
+import { Writable } from 'node:stream';
 import { connect, type IClientOptions, type IClientPublishOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient, type IPublishPacket, type Packet } from 'mqtt';
 import type { Logger } from '../log.js';
 import { describeReasonCode, isProtocolVersionRefusal, NO_MATCHING_SUBSCRIBERS } from '../protocol/mqtt-reason-codes.js';
@@ -10,6 +11,7 @@ import { isCommandTopic, topicMatches, topics } from '../protocol/topics.js';
 import type { CoreBus, IncomingMessage, MessageHandler, PublishOptions, PublishReceipt } from './core-bus.js';
 import { DELIVERED, messageProperties, NO_SUBSCRIBERS, oversize, publishProperties, ReasonLog } from './mqtt5-session.js';
 import { RetainedCommandCleaner } from './retained-commands.js';
+import { collectWrites } from './write-collector.js';
 
 export interface ExternalBusOptions {
   url: string;
@@ -103,7 +105,6 @@ export class ExternalBus implements CoreBus {
     this.client.on('close', this.onClose);
     this.client.on('message', this.onMessage);
     this.client.on('packetreceive', this.onPacketReceive);
-    this.client.on('packetsend', this.coalesceWrites);
     this.client.on('disconnect', this.onDisconnectPacket);
     this.client.on('error', this.onError);
   }
@@ -232,6 +233,10 @@ export class ExternalBus implements CoreBus {
 
   private readonly onConnect = (connack: IConnackPacket): void => {
     const stream: unknown = this.client.stream;
+    // Packets written in one event-loop turn leave in one write: the PUBACK of a result and the next
+    // invoke, or many invokes and acks under load, instead of one write system call each (which on
+    // loopback also wakes the broker), and without the stream's cost for each small piece of a packet.
+    if (stream instanceof Writable) collectWrites(stream);
     this.maxPacketBytes = connack.properties?.maximumPacketSize;
     this.disconnectReason = undefined;
     // Request/response over QoS 1 stalls ~40 ms per hop on Nagle + delayed ACK without this.
@@ -309,27 +314,6 @@ export class ExternalBus implements CoreBus {
     }
   };
 
-  /**
-   * Packets written during one turn of the event loop leave in one write: the PUBACK of a result and the
-   * next invoke, or many invokes and acks under load, instead of one write system call each (which on
-   * loopback also wakes the broker). The socket is corked when a packet arrives or is sent and uncorked
-   * in the check phase of the same turn, so no packet waits longer than the turn it was written in.
-   */
-  private corked: { uncork(): void } | undefined;
-  private readonly coalesceWrites = (): void => {
-    if (this.corked) return;
-    const stream = this.client.stream as { cork?: () => void; uncork?: () => void; destroyed?: boolean } | undefined;
-    if (!stream || typeof stream.cork !== 'function' || typeof stream.uncork !== 'function' || stream.destroyed) return;
-    stream.cork();
-    this.corked = stream as { uncork(): void };
-    setImmediate(this.uncorkWrites);
-  };
-  private readonly uncorkWrites = (): void => {
-    const stream = this.corked;
-    this.corked = undefined;
-    stream?.uncork();
-  };
-
   private async subscribeOnBroker(filter: string, qos: 0 | 1): Promise<void> {
     let refusedCode: number | undefined;
     try {
@@ -348,7 +332,6 @@ export class ExternalBus implements CoreBus {
   }
 
   private readonly onPacketReceive = (packet: Packet): void => {
-    this.coalesceWrites();
     if (packet.cmd === 'puback') this.pubackReason = packet.reasonCode;
   };
 

@@ -147,6 +147,7 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
   const total = options.total ?? 6000;
   const pluginCount = options.plugins ?? 1000;
   const rows: (string | number)[][] = [];
+  const cpuRows: (string | number)[][] = [];
   const out: string[] = [];
 
   // 0. RSS per idle connected plugin, first, on a fresh Core (later runs leave garbage that skews RSS).
@@ -177,6 +178,7 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
     const mBase = await barePath(mosquitto.url);
     const mCore = await corePath(extCore, mosquitto.url);
     rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 5) -> SDK plugin', mBase, mCore, total)));
+    cpuRows.push(['baseline: mqtt.js requester', await cpuPerCall(mBase.op, total)], ['Core (external mode, MQTT 5)', await cpuPerCall(mCore.op, total)]);
     await mCore.close();
     await extCore.stop();
     rmSync(extDir, { recursive: true, force: true });
@@ -185,6 +187,7 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
     const oldCore = await startCore({ config: coreConfig(oldDir, mosquitto.url, '3.1.1'), log: silentLogger() });
     const oldPath = await corePath(oldCore, mosquitto.url);
     rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 3.1.1) -> SDK plugin', mBase, oldPath, total)));
+    cpuRows.push(['Core (external mode, MQTT 3.1.1)', await cpuPerCall(oldPath.op, total)]);
     await oldPath.close();
     await mBase.close();
     await oldCore.stop();
@@ -199,6 +202,11 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
   out.push('');
   out.push(`Targets: Core p50 <= 1.3x baseline p50; throughput at 64 >= 0.8x baseline. External broker: ${external}.`);
   out.push('');
+  if (cpuRows.length > 0) {
+    out.push(`### CPU of this process per call through Mosquitto (concurrency 64, ${total} calls): the requester, or the whole Core`);
+    out.push(markdownTable(['path', 'CPU us per call'], cpuRows));
+    out.push('');
+  }
   if (rss) {
     out.push(`### Idle plugins: ${pluginCount} SDK plugins connected and heartbeating every 5 s`);
     out.push(
@@ -227,4 +235,13 @@ async function measureIdleRss(pluginCount: number): Promise<{ online: number; be
   await rssCore.stop();
   rmSync(rssDir, { recursive: true, force: true });
   return { online, before: rssBefore, after: rssAfter, childRss };
+}
+
+/** CPU time (user + system) of this process per call, at concurrency 64: less sensitive to a busy machine than latency. */
+async function cpuPerCall(op: () => Promise<void>, total: number): Promise<number> {
+  await measure(op, 500, 64);
+  const before = process.cpuUsage();
+  await measure(op, total, 64);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / total;
 }

@@ -58,6 +58,8 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
   // The liveness envelope belongs to MQTT registration; over HTTP the Core polls health instead.
   delete registerProperties['epoch'];
   delete registerProperties['heartbeat_interval_sec'];
+  // Registration by reference is how a small device registers itself over MQTT; over HTTP the descriptor comes in the body.
+  delete registerProperties['descriptor_url'];
   const pluginState = { enum: ['online', 'stale', 'offline', 'error'] };
 
   return {
@@ -78,11 +80,14 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
       description:
         'An external plugin descriptor in any accepted dialect (HomeClaw, ForgeSyte, RAGFlow; see the register component), ' +
         'with the adapter type. http plugins need health_check_url and config.base_url; subprocess plugins config.command ' +
-        '(and args); mcp plugins config.transport (stdio: command, args; sse or streamable-http: url).',
+        '(and args); mcp plugins config.transport (stdio: command, args; sse or streamable-http: url). ' +
+        "mqtt: a device registered once by an administrator that then only heartbeats; it waits offline until the first " +
+        'heartbeat of a client allowed the id, which then owns it.',
       required: ['type'],
       properties: {
         ...registerProperties,
-        type: { enum: ['http', 'subprocess', 'mcp'] },
+        type: { enum: ['http', 'subprocess', 'mcp', 'mqtt'] },
+        heartbeat_interval_sec: { type: 'number', exclusiveMinimum: 0, description: 'mqtt only: how often the device heartbeats.' },
         version: { type: 'string' },
         description_long: { type: 'string' },
         examples: { type: 'array', items: { type: 'string' } },
@@ -419,7 +424,7 @@ function paths(): JsonObject {
       }),
     },
     '/api/plugins/register': {
-      post: operation('registerPlugin', 'Register or update an external plugin (http, subprocess, mcp)', ['plugins'], {
+      post: operation('registerPlugin', 'Register or update an external plugin (http, subprocess, mcp, or an mqtt device that only heartbeats)', ['plugins'], {
         requestBody: body(ref('RegisterPluginRequest'), 'A plugin descriptor in any accepted dialect.'),
         responses: {
           '200': ok('An existing registration was updated (or unchanged).', ref('RegisterPluginResponse')),

@@ -97,6 +97,9 @@ export class ExternalBus implements CoreBus {
       resubscribe: false,
       connectTimeout: options.connectTimeoutMs ?? 15_000,
       will: { topic: topics.coreStatus(), payload: Buffer.from(options.willPayload()), qos: 1, retain: true },
+      // mqtt.js traces every step of every packet through `debug`; a no-op costs nothing per call. With
+      // DEBUG set (e.g. DEBUG=mqttjs*) its tracing stays on for troubleshooting.
+      ...(process.env.DEBUG ? {} : { log: noTrace }),
     };
     if (options.username) clientOptions.username = options.username;
     if (options.password) clientOptions.password = options.password;
@@ -368,6 +371,8 @@ export class ExternalBus implements CoreBus {
     this.log.warn({ err: error.message, code: error.code, url: redactUrl(this.options.url) }, 'broker connection error');
   };
 }
+
+const noTrace = (): void => undefined;
 
 /** Broker URLs may carry user:password; never log those. */
 function redactUrl(url: string): string {

@@ -12,6 +12,7 @@ interface CollectedStream {
   write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean;
   end(...args: unknown[]): unknown;
   destroyed?: boolean;
+  writableEnded?: boolean;
   writableNeedDrain?: boolean;
 }
 
@@ -35,7 +36,8 @@ export function collectWrites(stream: Writable): void {
     if (chunks.length === 0) return;
     const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     chunks = [];
-    if (!target.destroyed) write(data);
+    // A stream closed meanwhile takes nothing more; its owner has seen the close.
+    if (!target.destroyed && target.writableEnded !== true) write(data);
   };
   target.write = (chunk: unknown, encoding?: unknown, callback?: unknown): boolean => {
     if (typeof encoding === 'function' || typeof callback === 'function' || !(typeof chunk === 'string' || Buffer.isBuffer(chunk))) {

@@ -127,6 +127,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       registry,
       adapters: [],
       config: config.dispatch,
+      app_id: config.app_id,
       log: log.child({ room: 'dispatch' }),
       onFinished: (record) => eventFeed?.invocationFinished(record),
     });

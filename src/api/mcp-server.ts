@@ -92,8 +92,10 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
     return { tools: findPluginsTool ? [findPluginsTool, ...tools] : tools };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
+    // Over streamable HTTP the session id is known only once the transport has assigned it.
+    const mcpSession = sessionId ?? extra.sessionId;
     const args = toJsonObject(request.params.arguments);
     if (deps.findPlugins && name === deps.findPlugins.name) {
       try {
@@ -109,7 +111,7 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
       plugin_id: entry.plugin_id,
       capability_id: entry.capability.id,
       parameters: args,
-      context: { channel_name: 'mcp', ...(sessionId ? { session_id: sessionId } : {}) },
+      context: { channel_name: 'mcp', channel_type: 'mcp', ...(mcpSession ? { session_id: mcpSession } : {}) },
     });
     return toCallToolResult(result, entry, check);
   });

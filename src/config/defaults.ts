@@ -3,6 +3,7 @@ import type { CoreConfig } from './types.js';
 /** Embedded defaults: what `npm start` runs with on a fresh machine, no file needed. */
 export const DEFAULT_CONFIG: CoreConfig = {
   data_dir: './data',
+  app_id: 'homeclaw',
   log_level: 'info',
   broker: {
     url: null,

@@ -12,6 +12,7 @@ function obj(properties: Record<string, unknown>): Record<string, unknown> {
 
 export const CONFIG_SCHEMA = obj({
   data_dir: str,
+  app_id: { type: 'string', minLength: 1, maxLength: 128 },
   log_level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
   broker: obj({
     url: { type: ['string', 'null'], pattern: '^(mqtts?|wss?|tcp)://' },

@@ -109,6 +109,8 @@ export interface WyomingConfig {
 
 export interface CoreConfig {
   data_dir: string;
+  /** This assistant instance's id (HomeClaw's app_id), sent to plugins in every PluginRequest. */
+  app_id: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   broker: BrokerConfig;
   http: HttpConfig;

@@ -37,6 +37,7 @@ import type {
 } from './resolver-api.js';
 import { isSlashCommand, parseSlashCommand, SLASH_USAGE } from './slash-commands.js';
 import { buildSystemContext, defaultTimeZone } from './system-context.js';
+import { chatContextOf } from './chat-context.js';
 import { buildSystemPrompt, describePlugin } from './system-prompt.js';
 import { CONVERSATION_TOOLS, runToolLoop, TOOL_FIND_PLUGINS, TOOL_ROUTE_TO_PLUGIN, type ToolExecution } from './tool-loop.js';
 
@@ -49,6 +50,11 @@ export interface UserMessage {
   user_name?: string;
   timezone?: string;
   location?: string;
+  /** The kind of front door (mqtt, http, wyoming) or what the channel message said; passed to plugins. */
+  channel_type?: string;
+  app_id?: string;
+  /** The channel message's metadata, passed to plugins. */
+  metadata?: JsonObject;
 }
 
 export interface ConversationEngine {
@@ -153,12 +159,18 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
   }
 
   function invocationContext(turn: Turn): InvocationContext {
+    const { message } = turn;
+    const chatContext = chatContextOf(historyOf(sessionId(turn.key)));
     return {
-      user_id: turn.message.user_id,
-      ...(turn.message.user_name ? { user_name: turn.message.user_name } : {}),
+      user_id: message.user_id,
+      ...(message.user_name ? { user_name: message.user_name } : {}),
       channel_name: turn.key.channel,
+      ...(message.channel_type ? { channel_type: message.channel_type } : {}),
+      ...(message.app_id ? { app_id: message.app_id } : {}),
       session_id: turn.key.session_id,
       user_input: turn.text,
+      ...(chatContext ? { chat_context: chatContext } : {}),
+      ...(message.metadata ? { metadata: message.metadata } : {}),
     };
   }
 
@@ -430,8 +442,9 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
   async function process(turn: Turn): Promise<ReplyBody> {
     const historyId = sessionId(turn.key);
     const reply = await route(turn, historyId);
-    // Every turn is remembered (questions and answers too) so the model sees the dialogue so far.
-    if (deps.llm) remember(historyId, turn.text, reply);
+    // Every turn is remembered (questions and answers too): the model sees the dialogue so far and
+    // plugins get it as chat_context.
+    remember(historyId, turn.text, reply);
     return reply;
   }
 

@@ -9,6 +9,7 @@ import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { DispatcherApi, InvokeOptions } from './dispatcher-api.js';
 import { ParamValidator } from './param-validator.js';
+import { buildPluginRequest } from './plugin-request.js';
 
 /** What observers learn about each finished invocation (no parameters: they may hold personal data). */
 export interface InvocationRecord {
@@ -27,6 +28,8 @@ export interface DispatcherDeps {
   config: DispatchConfig;
   log: Logger;
   now?: () => number;
+  /** The Core's app id, sent as PluginRequest.app_id when the caller names none (config app_id). */
+  app_id?: string;
   /** Called once per invocation that reached a plugin's queue, after it ended. */
   onFinished?: (record: InvocationRecord) => void;
 }
@@ -139,21 +142,15 @@ export class Dispatcher implements DispatcherApi {
 
     const timeoutSec = this.timeoutFor(record, capability, options.timeout_sec);
     const deadline = this.now() + Math.round(timeoutSec * 1000);
-    const context = options.context ?? {};
-    const request: PluginRequest = {
+    const request = buildPluginRequest({
       request_id,
       plugin_id: record.descriptor.id,
       capability_id: capability.id,
       parameters,
       deadline,
-      ...(context.user_input !== undefined ? { user_input: context.user_input } : {}),
-      ...(context.user_id !== undefined ? { user_id: context.user_id } : {}),
-      ...(context.user_name !== undefined ? { user_name: context.user_name } : {}),
-      ...(context.channel_name !== undefined ? { channel_name: context.channel_name } : {}),
-      ...(context.session_id !== undefined ? { session_id: context.session_id } : {}),
-      ...(context.chat_context !== undefined ? { chat_context: context.chat_context } : {}),
-      ...(context.metadata !== undefined ? { metadata: context.metadata } : {}),
-    };
+      context: options.context ?? {},
+      ...(this.deps.app_id !== undefined ? { app_id: this.deps.app_id } : {}),
+    });
     return this.run(adapter, record, capability, request, queue, timeoutSec);
   }
 

@@ -134,7 +134,12 @@ export interface PluginRequest {
   user_id?: string;
   user_name?: string;
   channel_name?: string;
+  /** The kind of channel the request came through (mqtt, http, wyoming, mcp, schedule, or what the channel said). */
+  channel_type?: string;
+  /** The assistant instance (HomeClaw's app_id); config app_id, default "homeclaw". */
+  app_id?: string;
   session_id?: string;
+  /** Recent messages of the conversation, oldest first, one "role: text" per line. */
   chat_context?: string;
   metadata?: JsonObject;
 }
@@ -176,6 +181,9 @@ export interface ChannelMessageIn {
   user_name?: string;
   timezone?: string;
   location?: string;
+  /** The kind of channel, when a bridge knows it better than "mqtt" (e.g. HomeClaw's IM, EMAIL, SMS, PHONE). */
+  channel_type?: string;
+  app_id?: string;
   metadata?: JsonObject;
 }
 

@@ -18,8 +18,10 @@ export interface MessageRoutesOptions {
 /** A user message as the engine takes it, plus the HTTP-only choice of an asynchronous reply. */
 type MessageBody = UserMessage & { async?: boolean };
 
-const OPTIONAL_STRINGS = ['session_id', 'user_name', 'timezone', 'location'] as const;
-const KNOWN_FIELDS = new Set(['channel', 'user_id', 'session_id', 'text', 'request_id', 'user_name', 'timezone', 'location', 'async']);
+const OPTIONAL_STRINGS = ['session_id', 'user_name', 'timezone', 'location', 'channel_type', 'app_id'] as const;
+const KNOWN_FIELDS = new Set([
+  'channel', 'user_id', 'session_id', 'text', 'request_id', 'user_name', 'timezone', 'location', 'channel_type', 'app_id', 'metadata', 'async',
+]);
 
 /** Every problem of the body at once, so a client fixes them in one go. */
 export function checkMessageBody(body: unknown): { ok: true; value: MessageBody } | { ok: false; errors: ValidationIssue[] } {
@@ -37,6 +39,9 @@ export function checkMessageBody(body: unknown): { ok: true; value: MessageBody 
   }
   for (const field of OPTIONAL_STRINGS) {
     if (value[field] !== undefined && typeof value[field] !== 'string') errors.push({ path: `/${field}`, message: `${field} must be a string` });
+  }
+  if (value.metadata !== undefined && (value.metadata === null || typeof value.metadata !== 'object' || Array.isArray(value.metadata))) {
+    errors.push({ path: '/metadata', message: 'metadata must be an object' });
   }
   if (value.async !== undefined && typeof value.async !== 'boolean') errors.push({ path: '/async', message: 'async must be a boolean' });
   for (const field of Object.keys(value)) {
@@ -67,6 +72,9 @@ export async function registerMessageRoutes(app: FastifyInstance, options: Messa
       ...(body.user_name !== undefined ? { user_name: body.user_name } : {}),
       ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
       ...(body.location !== undefined ? { location: body.location } : {}),
+      channel_type: body.channel_type ?? 'http',
+      ...(body.app_id !== undefined ? { app_id: body.app_id } : {}),
+      ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     });
     if (body.async === true && options.publishReply) {
       const publish = options.publishReply;

@@ -104,7 +104,7 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
       plugin_id: request.params.id,
       capability_id: request.params.tool,
       parameters: body as JsonObject,
-      context: { channel_name: 'http' },
+      context: { channel_name: 'http', channel_type: 'http' },
     });
     const status = result.success ? 200 : STATUS_BY_CODE[result.error_code ?? 'plugin_error'];
     return reply.code(status).send(result);

@@ -10,6 +10,7 @@ import type { RegistryApi } from '../registry/registry-api.js';
 import type { DispatcherApi, InvokeOptions } from './dispatcher-api.js';
 import { ParamValidator } from './param-validator.js';
 import { buildPluginRequest } from './plugin-request.js';
+import { withParameterDefaults } from './parameter-defaults.js';
 
 /** What observers learn about each finished invocation (no parameters: they may hold personal data). */
 export interface InvocationRecord {
@@ -118,7 +119,8 @@ export class Dispatcher implements DispatcherApi {
       const why = record.state_reason ? `: ${record.state_reason}` : '';
       return fail(code, `plugin "${record.descriptor.id}" is ${record.state}${why}`);
     }
-    const parameters = options.parameters ?? {};
+    // Defaults first, so every path (HTTP, CLI, MCP, MQTT, conversation) validates and sends the same values.
+    const parameters = withParameterDefaults(record.descriptor.config, capability, options.parameters ?? {});
     const problems = this.validator.validate(record.content_hash, capability, parameters);
     if (problems.length > 0) {
       return {

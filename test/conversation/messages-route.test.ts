@@ -30,7 +30,7 @@ describe('POST /api/messages', () => {
     const res = await server.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', session_id: 's', text: 'hi' } });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ request_id: 'generated', user_id: 'ann', session_id: 's', text: 'echo hi', kind: 'answer' });
-    expect(seen[0]).toEqual({ channel: 'web', user_id: 'ann', session_id: 's', text: 'hi' });
+    expect(seen[0]).toEqual({ channel: 'web', channel_type: 'http', user_id: 'ann', session_id: 's', text: 'hi' });
   });
 
   it('400 listing every problem of a bad body; the engine is not called', async () => {

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { CoreClient, CoreClientError, describeApiError } from './cli/core-client.js';
 import { coerceParameters, parseKeyValues } from './cli/kv-args.js';
 import { registerChatCommands } from './cli/chat.js';
+import { registerDoctorCommand } from './cli/doctor-command.js';
 import { runSearchCommand } from './cli/search-command.js';
 import { textTable } from './cli/table.js';
 import { ConfigError, startCore } from './main.js';
@@ -69,9 +70,15 @@ export function buildProgram(): Command {
     .command('start')
     .description('run the Core (embedded broker, registry, HTTP API) until interrupted')
     .option('-c, --config <file>', 'YAML config file (default: embedded defaults + environment)')
-    .action(async (options: { config?: string }) => {
+    .addOption(
+      new Option('--log-format <format>', 'pretty: one readable line per event; json: JSON lines (default: pretty on a terminal, env HOMECLAW_LOG_FORMAT)').choices(['pretty', 'json', 'auto']),
+    )
+    .action(async (options: { config?: string; logFormat?: string }) => {
       try {
-        const core = await startCore(options.config ? { file: options.config } : {});
+        const core = await startCore({
+          ...(options.config ? { file: options.config } : {}),
+          ...(options.logFormat ? { overrides: { log_format: options.logFormat } } : {}),
+        });
         io.err(
           `HomeClaw Core running: MQTT ${core.mqttPort !== null ? `mqtt://${core.ctx.config.broker.host}:${core.mqttPort}` : core.ctx.config.broker.url}, HTTP ${core.httpUrl}`,
         );
@@ -159,6 +166,7 @@ export function buildProgram(): Command {
     });
 
   registerChatCommands(program);
+  registerDoctorCommand(program);
 
   program
     .command('invoke <plugin> <capability> [params...]')
@@ -192,7 +200,7 @@ export function buildProgram(): Command {
   credentials
     .command('add <name>')
     .description('create a credential; the password is printed once')
-    .addOption(new Option('--role <role>', 'what the client may do').choices(['plugin', 'channel', 'admin']).makeOptionMandatory())
+    .addOption(new Option('--role <role>', 'what the client may do').choices(['plugin', 'channel', 'admin', 'zigbee2mqtt']).makeOptionMandatory())
     .option('--plugin-ids <ids>', 'comma-separated plugin ids a plugin credential may use (default: the name)')
     .option('--channels <names>', 'comma-separated channels a channel credential may use (default: the name)')
     .option('--json', 'print JSON')

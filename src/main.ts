@@ -24,6 +24,9 @@ import { registerPluginRoutes } from './api/routes/plugins.js';
 import { registerStatusRoutes } from './api/routes/status.js';
 import { startEventFeed, type EventFeed } from './api/event-feed.js';
 import { registerOpenApiRoute } from './api/routes/openapi.js';
+import { registerHealthRoutes, HEALTH_PATHS } from './api/routes/health.js';
+import { createCoreReadiness } from './observability/core-readiness.js';
+import type { Readiness } from './observability/readiness.js';
 import { registerAdminRoutes } from './api/routes/admin.js';
 import { registerProfileRoutes } from './api/routes/profiles.js';
 import { SqliteProfileStore, seedProfiles } from './conversation/profile-store.js';
@@ -43,6 +46,8 @@ import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
+import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
+import { createPythonBridge } from './bridges/python/bridge.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -58,6 +63,8 @@ export interface CoreContext {
   adapters: Map<string, PluginAdapter>;
   http: HttpServer;
   retrieval: Retrieval;
+  /** Named up/down checks behind GET /readyz; a room adds its own with readiness.add(name, probe). */
+  readiness: Readiness;
 }
 
 export interface RunningCore {
@@ -89,7 +96,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     if (!loaded.ok) throw new ConfigError(`invalid configuration:\n${formatConfigErrors(loaded.errors)}`);
     config = loaded.config;
   }
-  const log = options.log ?? createLogger({ level: config.log_level });
+  const log = options.log ?? createLogger({ level: config.log_level, format: config.log_format });
   const started: { name: string; stop: () => Promise<void> | void }[] = [];
   const stopAll = async (): Promise<void> => {
     for (const { name, stop } of started.reverse()) {
@@ -140,6 +147,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       requestTarget: (requestId) => dispatcher.requestTarget(requestId),
       ownsPluginId: (username, pluginId) => registry.get(pluginId)?.owner === `mqtt:user:${username}`,
       birthPayload: () => JSON.stringify({ online: true, ts: Date.now() }),
+      ...(config.zigbee2mqtt.enabled ? { zigbee2mqttBaseTopic: config.zigbee2mqtt.base_topic } : {}),
+      payloadCapFor: zigbee2mqttPayloadCap(config.zigbee2mqtt),
     });
     const { bus, broker, credentials } = created;
     started.push({ name: 'bus', stop: () => created.close() });
@@ -151,6 +160,12 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
 
     const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });
     await mqttAdapter.start();
+    const python = createPythonBridge({
+      registry,
+      log: log.child({ room: 'bridges', type: 'python' }),
+      roots: [config.plugins.dir, ...config.plugins.extra_dirs],
+      hot_reload: config.plugins.hot_reload,
+    });
     const loader = createBuiltinLoader({
       dir: config.plugins.dir,
       extra_dirs: config.plugins.extra_dirs,
@@ -158,19 +173,23 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       registry,
       log: log.child({ room: 'adapters', type: 'inline' }),
       hot_reload: config.plugins.hot_reload,
+      python: python.folders,
+      keep_record: python.ownsRecord,
     });
     const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness });
     const subprocessAdapter = createSubprocessAdapter({ log: log.child({ room: 'adapters', type: 'subprocess' }) });
     const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }) });
-    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter] as PluginAdapter[]) {
+    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter, python.adapter] as PluginAdapter[]) {
       adapters.set(adapter.type, adapter);
       dispatcher.registerAdapter(adapter);
     }
     const attachments = new AdapterAttachments({ registry, adapters, log });
     attachments.start();
     started.push({ name: 'adapter-attachments', stop: () => attachments.stop() });
+    started.push({ name: 'python-bridge', stop: () => python.stop() });
     await loader.start();
     started.push({ name: 'builtin-loader', stop: () => loader.stop() });
+    await python.embedded.start();
 
     // A plugin credential names the ids it may claim; anonymous (loopback) and admin clients may claim any.
     const mayUsePluginId = (publisher: PublisherIdentity | undefined, pluginId: string): boolean =>
@@ -185,6 +204,21 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     await lifecycle.start();
     started.push({ name: 'mqtt-lifecycle', stop: () => lifecycle.stop() });
+
+    if (config.zigbee2mqtt.enabled) {
+      const zigbee = await startZigbee2mqtt({
+        bus,
+        registry,
+        config: config.zigbee2mqtt,
+        log: log.child({ room: 'bridges', bridge: 'zigbee2mqtt' }),
+        max_payload_bytes: config.broker.max_payload_bytes,
+      });
+      adapters.set(zigbee.adapter.type, zigbee.adapter);
+      dispatcher.registerAdapter(zigbee.adapter);
+      started.push({ name: 'zigbee2mqtt', stop: () => zigbee.stop() });
+    } else {
+      removeBridgedPlugins(registry, log.child({ room: 'bridges', bridge: 'zigbee2mqtt' }));
+    }
 
     const retrieval: Retrieval = await createRetrieval({
       config: { ...config.retrieval, data_dir: config.data_dir },
@@ -231,7 +265,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     }
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
-    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log });
+    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths: HEALTH_PATHS });
     const health = async (record: PluginRecord): Promise<HealthReport> => {
       const adapter = adapters.get(record.descriptor.type);
       if (adapter?.health) return adapter.health(record);
@@ -248,6 +282,16 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     registerMcpRoutes(http.app, { registry, dispatcher, log: log.child({ room: 'api', component: 'mcp' }), authorize: http.authorize, findPlugins: findPluginsTool(retrieval) });
     registerOpenApiRoute(http.app);
+    const readiness = createCoreReadiness({
+      config,
+      log: log.child({ room: 'observability' }),
+      bus,
+      ...(broker ? { broker } : {}),
+      db,
+      retrieval,
+      registeredPlugins: () => registry.list().length,
+    });
+    registerHealthRoutes(http.app, { readiness });
     const startedAt = Date.now();
     registerStatusRoutes(http.app, {
       status: () => ({
@@ -262,13 +306,14 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         retrieval: retrieval.status(),
         llm: config.llm.base_url ? { configured: true, base_url: config.llm.base_url, model: config.llm.model } : { configured: false },
         builtins: loader.status(),
+        python: python.status(),
       }),
     });
     const { port: httpPort, url: httpUrl } = await http.listen();
     started.push({ name: 'http', stop: () => http.close() });
     log.info({ url: httpUrl }, 'HTTP API listening');
 
-    const ctx: CoreContext = { config, log, db, bus, ...(broker ? { broker } : {}), registry, dispatcher, credentials, profiles, pendingCalls, adapters, http, retrieval };
+    const ctx: CoreContext = { config, log, db, bus, ...(broker ? { broker } : {}), registry, dispatcher, credentials, profiles, pendingCalls, adapters, http, retrieval, readiness };
     log.info({ data_dir: config.data_dir, plugins: registry.list().length }, 'HomeClaw Core started');
     let stopping: Promise<void> | undefined;
     return {

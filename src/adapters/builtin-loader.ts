@@ -14,6 +14,9 @@ import { normalizeDescriptor } from '../protocol/descriptor/normalize.js';
 import { isPluginId } from '../protocol/ids.js';
 import type { JsonObject, PluginConfig, PluginDescriptor, PluginType } from '../protocol/types.js';
 import type { RegistryApi } from '../registry/registry-api.js';
+import type { PluginRecord } from '../registry/record.js';
+import type { PythonFolders } from '../bridges/python/folder-plugins.js';
+import { pluginConfigFile } from './plugin-config-file.js';
 import type { BuiltinContext, BuiltinInitContext, RagflowToolMetadata } from './builtin-module.js';
 import { createInlineAdapter, type InlineAdapter, type LoadedBuiltin } from './inline.js';
 import { toJsonValue } from './plugin-result.js';
@@ -42,6 +45,10 @@ export interface BuiltinLoaderOptions {
   debounce_ms?: number;
   /** A module whose import does not settle in time (top-level await that hangs) is an error. */
   import_timeout_ms?: number;
+  /** Runs folders that hold a Python plugin (type: python, or plugin.py without a JS module) in a Python host. */
+  python?: PythonFolders;
+  /** Built-in records another loader manages (embedded Python plugins): never pruned as vanished here. */
+  keep_record?: (record: PluginRecord) => boolean;
 }
 
 export interface BuiltinFolderStatus {
@@ -142,7 +149,7 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
 
   async function loadFolder(folder: string): Promise<void> {
     if (stopped) return;
-    if (!isDirectory(folder) || !looksLikePluginFolder(folder, compiledDir)) {
+    if (!isDirectory(folder) || !(looksLikePluginFolder(folder, compiledDir) || options.python?.isPluginFolder(folder))) {
       if (folders.has(folder)) forget(folder);
       return;
     }
@@ -192,10 +199,16 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
 
   async function readPluginFolder(folder: string): Promise<LoadOutcome> {
     const manifestFile = firstExisting(folder, MANIFEST_FILES);
-    const configFile = firstExisting(folder, CONFIG_FILES);
     const manifest = manifestFile ? readObjectFile(manifestFile) : undefined;
+    const configChoice = pluginConfigFile(folder, manifest);
+    if (!configChoice.ok) throw new LoadError(configChoice.error, idOf(manifest));
+    const configFile = configChoice.path;
     const fileConfig = configFile ? readObjectFile(configFile) : undefined;
     const manifestId = idOf(manifest) ?? (manifest ? undefined : idOf(fileConfig));
+    const hasJsModule = firstExisting(folder, [...MODULE_FILES, 'index.ts']) !== undefined || existsSync(join(compiledDir, basename(folder), 'index.js'));
+    if (options.python?.claims({ folder, manifest, has_js_module: hasJsModule })) {
+      return options.python.load({ folder, manifest, ...(manifestFile ? { manifest_file: manifestFile } : {}), ...(fileConfig ? { file_config: fileConfig } : {}) });
+    }
 
     let raw: Record<string, unknown>;
     let runtimeConfig: Record<string, unknown>;
@@ -308,7 +321,7 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
   function pruneVanished(): void {
     const present = new Set([...folders.values()].map((s) => s.plugin_id).filter((id): id is string => !!id));
     for (const record of registry.list()) {
-      if (record.owner !== BUILTIN_OWNER || present.has(record.descriptor.id)) continue;
+      if (record.owner !== BUILTIN_OWNER || present.has(record.descriptor.id) || options.keep_record?.(record)) continue;
       const outcome = registry.unregister(record.descriptor.id, BUILTIN_OWNER);
       if (outcome.ok) log.info({ plugin_id: record.descriptor.id }, `Removed built-in plugin ${record.descriptor.id}: its folder is gone`);
     }
@@ -467,7 +480,7 @@ function legacyManifest(fileConfig: Record<string, unknown>): { raw: Record<stri
 }
 
 /** Merges plugin config objects; per-capability defaults merge by capability id. */
-function mergeConfig(base: Record<string, unknown>, overlay: Record<string, unknown>): Record<string, unknown> {
+export function mergeConfig(base: Record<string, unknown>, overlay: Record<string, unknown>): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(overlay)) {
     const current = merged[key];

@@ -252,7 +252,7 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
       required: ['name', 'role'],
       properties: {
         name: protocolRef('common', '/$defs/plugin_id'),
-        role: { enum: ['plugin', 'channel', 'admin'] },
+        role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt'] },
         plugin_ids: { type: 'array', items: { type: 'string' }, description: 'Plugin ids a plugin credential may act for; default [name].' },
         channels: { type: 'array', items: { type: 'string' }, description: 'Channels a channel credential may act for; default [name].' },
       },
@@ -273,7 +273,7 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
             required: ['name', 'role', 'plugin_ids', 'channels', 'created_at'],
             properties: {
               name: { type: 'string' },
-              role: { enum: ['plugin', 'channel', 'admin'] },
+              role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt'] },
               plugin_ids: { type: 'array', items: { type: 'string' } },
               channels: { type: 'array', items: { type: 'string' } },
               created_at: protocolRef('common', '/$defs/timestamp_ms'),
@@ -312,6 +312,21 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         retrieval: { type: 'object' },
         llm: { type: 'object' },
         builtins: { type: 'array', items: { type: 'object' } },
+        python: { type: 'object', description: 'Python plugin hosts: per file under embedded_plugins/, its plugin ids, host pids and load errors.' },
+      },
+    },
+    Liveness: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { const: 'ok' } },
+    },
+    Readiness: {
+      type: 'object',
+      description: 'Up or down per part (broker, registry, retrieval; llm and homeassistant when configured). Why a part is down is in the Core log.',
+      required: ['status', 'checks'],
+      properties: {
+        status: { enum: ['ready', 'not ready'] },
+        checks: { type: 'object', additionalProperties: { enum: ['up', 'down'] } },
       },
     },
     JsonRpcMessage: {
@@ -370,6 +385,18 @@ function paths(): JsonObject {
       get: operation('getOpenApi', 'This document', ['meta'], {
         security: [],
         responses: { '200': ok('The OpenAPI 3.1 document of the HTTP API.', { type: 'object' }) },
+      }),
+    },
+    '/healthz': {
+      get: operation('getLiveness', 'The process answers (no token needed)', ['meta'], {
+        security: [],
+        responses: { '200': ok('The Core is alive.', ref('Liveness')) },
+      }),
+    },
+    '/readyz': {
+      get: operation('getReadiness', 'Whether every part the Core needs is up (no token needed)', ['meta'], {
+        security: [],
+        responses: { '200': ok('Every part is up.', ref('Readiness')), '503': ok('At least one part is down.', ref('Readiness')) },
       }),
     },
     '/api/status': {

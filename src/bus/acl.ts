@@ -27,6 +27,11 @@ export interface AclContext {
    * Consulted only for authenticated plugin clients.
    */
   ownsPluginId?: (username: string, pluginId: string) => boolean;
+  /**
+   * Zigbee2MQTT's base topic when the bridge is on: a zigbee2mqtt credential may publish and subscribe
+   * under it and nowhere else. Undefined: such a credential may do nothing.
+   */
+  zigbee2mqttBaseTopic?: string;
 }
 
 export type AclDecision = { allowed: true } | { allowed: false; reason: string };
@@ -50,6 +55,7 @@ export function authorizePublishTopic(identity: ClientIdentity, topic: string, c
     // anything but impersonate the Core, whose retained status tells plugins when to re-register.
     return topic === topics.coreStatus() ? deny('only the Core publishes its status') : ALLOW;
   }
+  if (identity.role === 'zigbee2mqtt') return zigbee2mqttDecision(topic, context, 'publishes');
   const parsed = parseTopic(topic);
   if (identity.role === 'channel') {
     if (parsed?.kind === 'channel/in' && parsed.param !== undefined && identity.channels.includes(parsed.param)) {
@@ -82,6 +88,7 @@ export function authorizePublishTopic(identity: ClientIdentity, topic: string, c
 export function authorizeSubscribeFilter(identity: ClientIdentity, filter: string, context: AclContext): AclDecision {
   if (identity.role === 'admin' || identity.role === undefined) return ALLOW;
   if (filter === topics.coreStatus()) return ALLOW;
+  if (identity.role === 'zigbee2mqtt') return zigbee2mqttDecision(filter, context, 'subscribes');
   const parsed = parseTopic(filter);
   if (identity.role === 'channel') {
     if (parsed?.kind === 'channel/out' && parsed.param !== undefined && identity.channels.includes(parsed.param)) {
@@ -97,6 +104,14 @@ export function authorizeSubscribeFilter(identity: ClientIdentity, filter: strin
       : deny(`plugin id "${parsed.param ?? ''}" does not belong to this credential`);
   }
   return deny('a plugin subscribes only to its own invoke, control and registered topics and the Core status');
+}
+
+/** A Zigbee2MQTT login stays under its base topic: it can neither read nor forge HomeClaw traffic. */
+function zigbee2mqttDecision(topicOrFilter: string, context: AclContext, verb: 'publishes' | 'subscribes'): AclDecision {
+  const base = context.zigbee2mqttBaseTopic;
+  if (base === undefined) return deny('the Zigbee2MQTT bridge is off (zigbee2mqtt.enabled: false)');
+  if (topicOrFilter.startsWith(`${base}/`)) return ALLOW;
+  return deny(`a zigbee2mqtt credential ${verb} only under ${base}/`);
 }
 
 export type AnonymousSetting = boolean | 'auto';

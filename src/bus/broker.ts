@@ -31,6 +31,11 @@ export interface EmbeddedBrokerOptions {
   credentials?: CredentialVerifier;
   acl?: AclContext;
   log: Logger;
+  /**
+   * A larger size cap for particular topics (Zigbee2MQTT's device list outgrows the usual cap on a big
+   * network); undefined keeps the usual maxPayloadBytes × HARD_CAP_FACTOR.
+   */
+  payloadCapFor?: (topic: string) => number | undefined;
   /** Only for tests that prove what TCP_NODELAY is worth; always true in the Core. */
   noDelay?: boolean;
 }
@@ -157,8 +162,9 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
       if (!client) return done(null);
       const identity = identities.get(client);
       const size = packet.payload?.length ?? 0;
-      if (size > hardCap) {
-        log.warn({ clientId: client.id, topic: packet.topic, bytes: size, limit: hardCap }, 'oversized publish dropped');
+      const cap = options.payloadCapFor?.(packet.topic) ?? hardCap;
+      if (size > cap) {
+        log.warn({ clientId: client.id, topic: packet.topic, bytes: size, limit: cap }, 'oversized publish dropped');
         drop(packet);
         return done(null);
       }

@@ -45,6 +45,11 @@ export interface CoreBus {
    * embedded broker; undefined means "cannot tell", so optional traffic is sent anyway.
    */
   hasSubscribers?(topic: string): boolean;
+  /**
+   * The retained messages under a filter, for subscribers that need the last value (a device list). The
+   * embedded bus has them in the broker; an external broker sends them on subscribe, so there this is absent.
+   */
+  readRetained?(filter: string): Promise<IncomingMessage[]>;
   /** Called with the client id whenever an MQTT client disconnects (embedded broker only). */
   onClientDisconnect(listener: (clientId: string) => void): () => void;
   close(): Promise<void>;

@@ -22,6 +22,10 @@ export interface CreateBusOptions {
    * means disabled.
    */
   wsPort?: number | null;
+  /** Embedded mode: Zigbee2MQTT's base topic when the bridge is on (the zigbee2mqtt credential role's tree). */
+  zigbee2mqttBaseTopic?: string;
+  /** Embedded mode: a larger size cap for particular topics (see EmbeddedBrokerOptions). */
+  payloadCapFor?: (topic: string) => number | undefined;
   /** External mode: payload of the retained will on the Core status topic ({online:false, ts}). */
   willPayload?: () => string;
   /** External mode: payload of the retained birth republished after every reconnect ({online:true, ts}). */
@@ -63,7 +67,12 @@ export async function createBus(options: CreateBusOptions): Promise<CreatedBus> 
     allowAnonymous: config.broker.allow_anonymous,
     maxPayloadBytes: config.broker.max_payload_bytes,
     credentials,
-    acl: { requestTarget: options.requestTarget, ownsPluginId: options.ownsPluginId },
+    acl: {
+      requestTarget: options.requestTarget,
+      ownsPluginId: options.ownsPluginId,
+      ...(options.zigbee2mqttBaseTopic !== undefined ? { zigbee2mqttBaseTopic: options.zigbee2mqttBaseTopic } : {}),
+    },
+    ...(options.payloadCapFor ? { payloadCapFor: options.payloadCapFor } : {}),
     log,
   });
   const bus = new EmbeddedBus({ broker, log });

@@ -4,7 +4,11 @@ import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOpti
 import type Database from 'better-sqlite3';
 import { explainBadId, isChannelId, isPluginId, PLUGIN_ID_PATTERN } from '../protocol/ids.js';
 
-export const CREDENTIAL_ROLES = ['plugin', 'channel', 'admin'] as const;
+/**
+ * plugin: its own plugin topics; channel: its own channel topics; admin: everything; zigbee2mqtt: a
+ * Zigbee2MQTT installation, only under zigbee2mqtt.base_topic.
+ */
+export const CREDENTIAL_ROLES = ['plugin', 'channel', 'admin', 'zigbee2mqtt'] as const;
 export type CredentialRole = (typeof CREDENTIAL_ROLES)[number];
 
 export interface CredentialOptions {

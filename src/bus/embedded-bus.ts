@@ -11,6 +11,11 @@ interface Subscription {
   handler: MessageHandler;
 }
 
+/** The part of Aedes' persistence that lists retained messages (untyped in Aedes' own types). */
+interface RetainedStore {
+  createRetainedStream(pattern: string): AsyncIterable<{ topic: string; payload: Buffer | string }>;
+}
+
 export interface EmbeddedBusOptions {
   broker: EmbeddedBrokerHandle;
   log: Logger;
@@ -81,6 +86,18 @@ export class EmbeddedBus implements CoreBus {
     return async () => {
       this.subscriptions.delete(subscription);
     };
+  }
+
+  async readRetained(filter: string): Promise<IncomingMessage[]> {
+    if (this.closed) throw new Error('bus is closed');
+    const messages: IncomingMessage[] = [];
+    // The memory persistence yields the stored packets; the retained flag marks them as a replay.
+    const stream = (this.broker.aedes as unknown as { persistence: RetainedStore }).persistence.createRetainedStream(filter);
+    for await (const packet of stream) {
+      const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+      messages.push({ topic: packet.topic, payload, retain: true });
+    }
+    return messages;
   }
 
   onClientDisconnect(listener: (clientId: string) => void): () => void {

@@ -101,7 +101,7 @@ export async function connectChannelClient(options: ChatClientOptions, reconnect
 }
 
 /** Sends one message and prints the reply. Exit code: 0 answer/question, 1 error reply, 2 no reply in time. */
-export async function runSend(text: string, options: ChatClientOptions, out: Writable = process.stdout): Promise<number> {
+export async function runSend(text: string, options: ChatClientOptions, out: Writable = process.stdout, json = false): Promise<number> {
   const client = await connectChannelClient(options, false);
   try {
     const reply = await new Promise<ChannelMessageOut | undefined>((resolve) => {
@@ -119,41 +119,102 @@ export async function runSend(text: string, options: ChatClientOptions, out: Wri
       out.write(`No reply within ${options.timeoutSec} s. Is the Core running at ${options.url}?\n`);
       return 2;
     }
-    out.write(`${formatReply(reply)}\n`);
+    out.write(`${json ? JSON.stringify(reply) : formatReply(reply)}\n`);
     return reply.kind === 'error' ? 1 : 0;
   } finally {
     await client.close();
   }
 }
 
-/** The interactive loop: one line per message; replies are printed as they arrive. Ends on EOF or /quit. */
+export interface ChatIo {
+  input: Readable;
+  output: Writable;
+  /** Diagnostics (the banner when not interactive, timeouts); default stderr. */
+  errors?: Writable;
+}
+
+export interface ChatMode {
+  /** Print each reply as one JSON line (the channel reply object) instead of text. */
+  json?: boolean;
+  /** Prompts and the banner on stdout; default: only when the input is a terminal and not --json. */
+  interactive?: boolean;
+}
+
+/**
+ * The conversation loop. Each line is sent only after the previous one was answered, so a piped script
+ * ("buy me some milk", then "yes") reaches the Core in order, every answer is printed, and the command
+ * ends after the last answer. Replies that answer nothing this terminal sent (a plugin's notification,
+ * another session of the same user) are printed as they arrive. Ends on end of input or /quit.
+ * Returns the exit code: 0, or 2 when the Core did not answer within the timeout.
+ */
 export async function runChat(
   options: ChatClientOptions,
-  io: { input: Readable; output: Writable } = { input: process.stdin, output: process.stdout },
-): Promise<void> {
+  io: ChatIo = { input: process.stdin, output: process.stdout },
+  mode: ChatMode = {},
+): Promise<number> {
   const client = await connectChannelClient(options);
-  const rl = createInterface({ input: io.input, output: io.output, terminal: (io.output as { isTTY?: boolean }).isTTY === true });
-  const prompt = (): void => rl.prompt(true);
+  const errors = io.errors ?? process.stderr;
+  const interactive = mode.interactive ?? ((io.input as { isTTY?: boolean }).isTTY === true && !mode.json);
+  const rl = createInterface({
+    input: io.input,
+    ...(interactive ? { output: io.output, terminal: (io.output as { isTTY?: boolean }).isTTY === true } : {}),
+  });
   rl.setPrompt('you> ');
-  io.output.write(`Connected to ${options.url} as ${options.user} on channel "${options.channel}". /help for commands, /quit to leave.\n`);
+  const render = (reply: ChannelMessageOut): string => (mode.json ? JSON.stringify(reply) : formatReply(reply));
+  const banner = `Connected to ${options.url} as ${options.user} on channel "${options.channel}". /help for commands, /quit to leave.\n`;
+  (interactive ? io.output : errors).write(banner);
+
+  let waiting: { requestId: string; resolve: (reply: ChannelMessageOut) => void } | undefined;
   client.onReply((reply) => {
-    io.output.write(`\n${formatReply(reply)}\n`);
-    prompt();
+    if (waiting && reply.request_id === waiting.requestId) {
+      const { resolve } = waiting;
+      waiting = undefined;
+      resolve(reply);
+      return;
+    }
+    if (!interactive) return void io.output.write(`${render(reply)}\n`);
+    io.output.write(`\n${render(reply)}\n`);
+    rl.prompt(true);
   });
-  prompt();
-  await new Promise<void>((resolve) => {
-    rl.on('line', (line) => {
-      const text = line.trim();
-      if (text === '/quit' || text === '/exit') {
-        rl.close();
-        return;
-      }
-      if (text !== '') client.send(text);
-      prompt();
+  const ask = (text: string): Promise<ChannelMessageOut | undefined> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        waiting = undefined;
+        resolve(undefined);
+      }, options.timeoutSec * 1000);
+      const requestId = client.send(text);
+      // Set in the same tick as the publish: the reply cannot arrive before this line runs.
+      waiting = {
+        requestId,
+        resolve: (reply) => {
+          clearTimeout(timer);
+          resolve(reply);
+        },
+      };
     });
-    rl.on('close', () => resolve());
-  });
-  await client.close();
+
+  let exitCode = 0;
+  try {
+    if (interactive) rl.prompt();
+    for await (const line of rl) {
+      const text = line.trim();
+      if (text === '/quit' || text === '/exit') break;
+      if (text !== '') {
+        const reply = await ask(text);
+        if (!reply) {
+          errors.write(`No reply within ${options.timeoutSec} s. Is the Core running at ${options.url}?\n`);
+          exitCode = 2;
+          break;
+        }
+        io.output.write(`${render(reply)}\n`);
+      }
+      if (interactive) rl.prompt();
+    }
+  } finally {
+    rl.close();
+    await client.close();
+  }
+  return exitCode;
 }
 
 function addConnectionOptions(command: Command): Command {
@@ -183,24 +244,24 @@ function optionsFrom(raw: Record<string, string | undefined>): ChatClientOptions
 
 /** Adds `chat` and `send` to the homeclaw program. */
 export function registerChatCommands(program: Command): void {
-  addConnectionOptions(program.command('chat').description('talk to HomeClaw in the terminal (MQTT channel topics)')).action(
-    async (raw: Record<string, string | undefined>) => {
+  addConnectionOptions(program.command('chat').description('talk to HomeClaw in the terminal (MQTT channel topics); reads lines from a pipe too'))
+    .option('--json', 'print each reply as one JSON line (the channel reply object)')
+    .action(async (raw: Record<string, string | undefined> & { json?: boolean }) => {
       try {
-        await runChat(optionsFrom(raw));
+        process.exitCode = await runChat(optionsFrom(raw), { input: process.stdin, output: process.stdout }, { json: raw.json === true });
       } catch (error) {
         process.stderr.write(`homeclaw chat: ${error instanceof Error ? error.message : String(error)}\n`);
         process.exitCode = 1;
       }
-    },
-  );
-  addConnectionOptions(program.command('send').argument('<text>', 'the message').description('send one message and print the reply')).action(
-    async (text: string, raw: Record<string, string | undefined>) => {
+    });
+  addConnectionOptions(program.command('send').argument('<text>', 'the message').description('send one message and print the reply'))
+    .option('--json', 'print the reply as JSON (the channel reply object)')
+    .action(async (text: string, raw: Record<string, string | undefined> & { json?: boolean }) => {
       try {
-        process.exitCode = await runSend(text, optionsFrom(raw));
+        process.exitCode = await runSend(text, optionsFrom(raw), process.stdout, raw.json === true);
       } catch (error) {
         process.stderr.write(`homeclaw send: ${error instanceof Error ? error.message : String(error)}\n`);
         process.exitCode = 1;
       }
-    },
-  );
+    });
 }

@@ -5,6 +5,7 @@ export const DEFAULT_CONFIG: CoreConfig = {
   data_dir: './data',
   app_id: 'homeclaw',
   log_level: 'info',
+  log_format: 'auto',
   broker: {
     url: null,
     username: null,
@@ -45,4 +46,5 @@ export const DEFAULT_CONFIG: CoreConfig = {
     max_connections: 64,
     idle_timeout_sec: 300,
   },
+  zigbee2mqtt: { enabled: false, base_topic: 'zigbee2mqtt', confirm_timeout_sec: 5 },
 };

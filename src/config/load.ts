@@ -16,9 +16,10 @@ type Env = Record<string, string | undefined>;
 type Tree = Record<string, unknown>;
 
 /** Environment variable → config path and how to read it. */
-const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | 'bool' | 'int' }[] = [
+const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | 'bool' | 'int' | 'number' }[] = [
   { name: 'HOMECLAW_DATA_DIR', path: ['data_dir'], kind: 'string' },
   { name: 'HOMECLAW_LOG_LEVEL', path: ['log_level'], kind: 'string' },
+  { name: 'HOMECLAW_LOG_FORMAT', path: ['log_format'], kind: 'string' },
   { name: 'HOMECLAW_MQTT_HOST', path: ['broker', 'host'], kind: 'string' },
   { name: 'HOMECLAW_MQTT_PORT', path: ['broker', 'port'], kind: 'port' },
   { name: 'HOMECLAW_WS_PORT', path: ['broker', 'ws_port'], kind: 'port' },
@@ -38,6 +39,9 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_LLM_API_KEY', path: ['llm', 'api_key'], kind: 'string' },
   { name: 'HOMECLAW_WYOMING_HOST', path: ['wyoming', 'host'], kind: 'string' },
   { name: 'HOMECLAW_WYOMING_PORT', path: ['wyoming', 'port'], kind: 'port' },
+  { name: 'HOMECLAW_Z2M_ENABLED', path: ['zigbee2mqtt', 'enabled'], kind: 'bool' },
+  { name: 'HOMECLAW_Z2M_BASE_TOPIC', path: ['zigbee2mqtt', 'base_topic'], kind: 'string' },
+  { name: 'HOMECLAW_Z2M_CONFIRM_TIMEOUT_SEC', path: ['zigbee2mqtt', 'confirm_timeout_sec'], kind: 'number' },
 ];
 
 function isTree(value: unknown): value is Tree {
@@ -72,6 +76,10 @@ function envLayer(env: Env, errors: ValidationIssue[]): Tree {
     else if (kind === 'bool') {
       if (!/^(true|false|1|0|yes|no)$/i.test(raw)) errors.push({ path: `env:${name}`, message: `must be true or false, got "${raw}"` });
       else setPath(layer, path, /^(true|1|yes)$/i.test(raw));
+    } else if (kind === 'number') {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n)) errors.push({ path: `env:${name}`, message: `must be a number, got "${raw}"` });
+      else setPath(layer, path, n);
     } else {
       const n = Number(raw);
       if (!Number.isInteger(n) || (kind === 'port' && (n < 0 || n > 65535))) {

@@ -14,6 +14,7 @@ export const CONFIG_SCHEMA = obj({
   data_dir: str,
   app_id: { type: 'string', minLength: 1, maxLength: 128 },
   log_level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+  log_format: { enum: ['auto', 'pretty', 'json'] },
   broker: obj({
     url: { type: ['string', 'null'], pattern: '^(mqtts?|wss?|tcp)://' },
     username: nullableStr,
@@ -80,5 +81,11 @@ export const CONFIG_SCHEMA = obj({
     max_payload_bytes: { type: 'integer', minimum: 0, maximum: 268_435_456 },
     max_connections: posInt,
     idle_timeout_sec: posNum,
+  }),
+  zigbee2mqtt: obj({
+    enabled: { type: 'boolean' },
+    // One or more topic levels without wildcards, not starting with '$' or '/', never inside homeclaw/.
+    base_topic: { type: 'string', pattern: '^(?!homeclaw(/|$))[^/#+$]([^#+]*[^/#+])?$' },
+    confirm_timeout_sec: { type: 'number', exclusiveMinimum: 0, maximum: 300 },
   }),
 });

@@ -107,11 +107,22 @@ export interface WyomingConfig {
   idle_timeout_sec: number;
 }
 
+export interface Zigbee2mqttConfig {
+  /** Turn every device of a Zigbee2MQTT installation on the Core's broker into a plugin. */
+  enabled: boolean;
+  /** Zigbee2MQTT's mqtt.base_topic. */
+  base_topic: string;
+  /** How long a set waits for the device's state to echo the new values. */
+  confirm_timeout_sec: number;
+}
+
 export interface CoreConfig {
   data_dir: string;
   /** This assistant instance's id (HomeClaw's app_id), sent to plugins in every PluginRequest. */
   app_id: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** auto: one readable line per event when the log goes to a terminal, JSON lines otherwise. */
+  log_format: 'auto' | 'pretty' | 'json';
   broker: BrokerConfig;
   http: HttpConfig;
   dispatch: DispatchConfig;
@@ -121,4 +132,5 @@ export interface CoreConfig {
   llm: LlmConfig;
   conversation: ConversationConfig;
   wyoming: WyomingConfig;
+  zigbee2mqtt: Zigbee2mqttConfig;
 }

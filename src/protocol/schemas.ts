@@ -23,6 +23,12 @@ export const SCHEMA_FILES = {
   'channel-message-in': 'channel-message-in.schema.json',
   'channel-message-out': 'channel-message-out.schema.json',
   event: 'event.schema.json',
+  'zigbee2mqtt-devices': 'zigbee2mqtt-devices.schema.json',
+  'zigbee2mqtt-event': 'zigbee2mqtt-event.schema.json',
+  'zigbee2mqtt-online-state': 'zigbee2mqtt-online-state.schema.json',
+  'zigbee2mqtt-device-state': 'zigbee2mqtt-device-state.schema.json',
+  'zigbee2mqtt-set': 'zigbee2mqtt-set.schema.json',
+  'zigbee2mqtt-get': 'zigbee2mqtt-get.schema.json',
 } as const;
 
 export type SchemaName = keyof typeof SCHEMA_FILES;
@@ -33,6 +39,11 @@ export interface SchemaStore {
   readonly dir: string;
   /** The compiled validator of one schema (compiled once, at load). */
   validator(name: SchemaName): ValidateFunction;
+  /**
+   * The validator of a part of one schema, by JSON Pointer (e.g. '/$defs/device'), compiled on first use:
+   * lets a list be checked entry by entry so one bad entry does not reject the others.
+   */
+  validatorAt(name: SchemaName, pointer: string): ValidateFunction;
   /** A deep copy of one schema as a plain object. */
   schema(name: SchemaName): JsonObject;
   /** Deep copies of every schema keyed by name, e.g. for fastify's addSchema / OpenAPI components. */
@@ -73,9 +84,16 @@ export function loadSchemaStore(dir: string = join(topicsDir(), 'schemas')): Sch
     compiled.set(name, validate);
   }
   const copy = (name: SchemaName): JsonObject => structuredClone(raw.get(name) as JsonObject);
+  const validatorAt = (name: SchemaName, pointer: string): ValidateFunction => {
+    const ref = `${String(raw.get(name)?.['$id'])}#${pointer}`;
+    const validate = ajv.getSchema(ref);
+    if (!validate) throw new Error(`protocol schema ${name} has nothing at ${pointer}`);
+    return validate;
+  };
   return {
     dir,
     validator: (name) => compiled.get(name) as ValidateFunction,
+    validatorAt,
     schema: copy,
     all: () => Object.fromEntries(SCHEMA_NAMES.map((name) => [name, copy(name)])) as Record<SchemaName, JsonObject>,
   };
@@ -92,6 +110,10 @@ export function protocolSchemas(): SchemaStore {
 
 export function getSchemaValidator(name: SchemaName): ValidateFunction {
   return protocolSchemas().validator(name);
+}
+
+export function getSchemaValidatorAt(name: SchemaName, pointer: string): ValidateFunction {
+  return protocolSchemas().validatorAt(name, pointer);
 }
 
 /** The canonical descriptor schema as a plain object. */

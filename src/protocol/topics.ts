@@ -14,6 +14,7 @@ import type {
   UnregisterMessage,
 } from './types.js';
 import type { JsonObject } from './types.js';
+import type { Z2mBridgeEvent, Z2mDevice, Z2mDeviceState, Z2mGetCommand, Z2mOnlineState, Z2mSetCommand } from './zigbee2mqtt.js';
 
 export const ROOT = 'homeclaw';
 
@@ -98,6 +99,67 @@ export function parseTopic(topic: string): ParsedTopic | null {
     return null;
   }
   if (parts[1] === 'events' && parts.length === 3) return { kind: 'event', param: parts[2] };
+  return null;
+}
+
+/**
+ * Zigbee2MQTT's topics under its configurable base topic (default `zigbee2mqtt`). A friendly name may
+ * contain '/', so a device's topics cannot be told apart by wildcards: the Core subscribes to `<base>/#`
+ * and parseZigbee2mqttTopic sorts the messages by the friendly names it knows.
+ */
+export const zigbee2mqttTopics = {
+  bridgeDevices: (base: string): string => `${base}/bridge/devices`,
+  bridgeEvent: (base: string): string => `${base}/bridge/event`,
+  bridgeState: (base: string): string => `${base}/bridge/state`,
+  deviceState: (base: string, friendlyName: string): string => `${base}/${friendlyName}`,
+  availability: (base: string, friendlyName: string): string => `${base}/${friendlyName}/availability`,
+  set: (base: string, friendlyName: string): string => `${base}/${friendlyName}/set`,
+  get: (base: string, friendlyName: string): string => `${base}/${friendlyName}/get`,
+} as const;
+
+export const zigbee2mqttFilters = {
+  /** Everything Zigbee2MQTT publishes: the bridge topics and every device's state and availability. */
+  all: (base: string): string => `${base}/#`,
+} as const;
+
+/** Zigbee2MQTT topic kind → payload type. */
+export interface Zigbee2mqttTopicPayloads {
+  'bridge/devices': Z2mDevice[];
+  'bridge/event': Z2mBridgeEvent;
+  'bridge/state': Z2mOnlineState;
+  state: Z2mDeviceState;
+  availability: Z2mOnlineState;
+  set: Z2mSetCommand;
+  get: Z2mGetCommand;
+}
+
+export type Zigbee2mqttTopicKind = keyof Zigbee2mqttTopicPayloads;
+
+export interface ParsedZigbee2mqttTopic {
+  kind: Zigbee2mqttTopicKind;
+  friendly_name?: string;
+}
+
+/**
+ * Sorts a topic under `<base>/`. The bridge's list, event and state topics come first; then a known
+ * friendly name is a state message; then the `/availability`, `/set` and `/get` suffixes, whose friendly
+ * name is returned even when unknown (a retained availability may arrive before the device list).
+ * Zigbee2MQTT's other bridge topics (info, logging, responses...) and unknown names give null.
+ */
+export function parseZigbee2mqttTopic(base: string, topic: string, isKnownName: (name: string) => boolean): ParsedZigbee2mqttTopic | null {
+  if (!topic.startsWith(`${base}/`)) return null;
+  const rest = topic.slice(base.length + 1);
+  if (rest === 'bridge/devices') return { kind: 'bridge/devices' };
+  if (rest === 'bridge/event') return { kind: 'bridge/event' };
+  if (rest === 'bridge/state') return { kind: 'bridge/state' };
+  if (isKnownName(rest)) return { kind: 'state', friendly_name: rest };
+  for (const kind of ['availability', 'set', 'get'] as const) {
+    const suffix = `/${kind}`;
+    if (!rest.endsWith(suffix) || rest.length === suffix.length) continue;
+    const name = rest.slice(0, -suffix.length);
+    // Zigbee2MQTT's other bridge topics (bridge/info, bridge/response/...) are not devices.
+    if (isKnownName(name) || !name.startsWith('bridge/')) return { kind, friendly_name: name };
+  }
   return null;
 }
 

@@ -7,7 +7,7 @@ export type JsonObject = { [key: string]: JsonValue };
 export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array'] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
-export const PLUGIN_TYPES = ['inline', 'mqtt', 'http', 'subprocess', 'mcp', 'homeassistant'] as const;
+export const PLUGIN_TYPES = ['inline', 'mqtt', 'http', 'subprocess', 'mcp', 'homeassistant', 'zigbee2mqtt', 'python'] as const;
 export type PluginType = (typeof PLUGIN_TYPES)[number];
 
 export type PluginSource = 'built-in' | 'external';

@@ -1,6 +1,6 @@
 // Entry checks for every payload that crosses the bus: size, JSON, object shape, then the topic's schema.
 import type { ErrorObject } from 'ajv';
-import { getSchemaValidator, type SchemaName } from './schemas.js';
+import { getSchemaValidator, getSchemaValidatorAt, type SchemaName } from './schemas.js';
 import type { TopicKind, TopicPayloads } from './topics.js';
 import type { ValidationIssue } from './types.js';
 
@@ -33,6 +33,13 @@ export function validatePayload<K extends TopicKind>(kind: K, value: unknown): V
 
 export function validateWithSchema<T>(name: SchemaName, value: unknown): Validated<T> {
   const validate = getSchemaValidator(name);
+  if (validate(value)) return { ok: true, value: value as T };
+  return { ok: false, errors: ajvErrorsToIssues(validate.errors ?? []) };
+}
+
+/** Validates a value against a part of a schema (a JSON Pointer into it, e.g. '/$defs/device'). */
+export function validateWithSchemaAt<T>(name: SchemaName, pointer: string, value: unknown): Validated<T> {
+  const validate = getSchemaValidatorAt(name, pointer);
   if (validate(value)) return { ok: true, value: value as T };
   return { ok: false, errors: ajvErrorsToIssues(validate.errors ?? []) };
 }

@@ -167,6 +167,8 @@ describe('GET /api/openapi.json', () => {
     check('PluginHealth', (await core.api('GET', '/api/plugins/health/lamp')).body);
     check('plugin-result', (await core.api('POST', '/v1/plugins/lamp/tools/switch/run', { on: true })).body);
     check('CoreStatus', (await core.api('GET', '/api/status')).body);
+    check('Liveness', await (await fetch(`${core.httpUrl}/healthz`)).json());
+    check('Readiness', await (await fetch(`${core.httpUrl}/readyz`)).json());
     const bad = await core.api('POST', '/api/plugins/register', { type: 'carrier-pigeon' });
     expect(bad.status).toBe(400);
     check('ErrorBody', bad.body);

@@ -48,8 +48,11 @@ describe('homeclaw send / chat', () => {
     const input = new PassThrough();
     const output = new PassThrough();
     const text = collect(output);
-    const done = runChat({ url: harness.broker.url, channel: 'cli', user: 'zoe', timeoutSec: 5 }, { input, output });
-    await waitUntil(() => text().includes('Connected'));
+    const errors = new PassThrough();
+    const diagnostics = collect(errors);
+    const done = runChat({ url: harness.broker.url, channel: 'cli', user: 'zoe', timeoutSec: 5 }, { input, output, errors });
+    // Not a terminal: the banner goes to the diagnostics stream, stdout carries only replies.
+    await waitUntil(() => diagnostics().includes('Connected'));
     // Another user's traffic on the same channel must not show up.
     const other = await harness.user('someone-else', 'cli');
     await other.say('/help');
@@ -61,5 +64,58 @@ describe('homeclaw send / chat', () => {
     input.write('/quit\n');
     await done;
     expect(text()).not.toContain('Commands:');
+  });
+
+  it('piped input: every line answered in order before the next is sent, no prompts, exit after the last answer', async () => {
+    harness = await startHarness({ plugins: [buyDescriptor(), timeDescriptor], withLlm: false });
+    harness.dispatcher.on('time', () => ok('It is 10:00.'));
+    harness.dispatcher.on('buy', (o) => ok(`Order placed for ${String(o.parameters?.item)}.`));
+    harness.profiles.set('pip', { name: 'Pip', address: '2 Elm St', phone: '555-0102' });
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const errors = new PassThrough();
+    const text = collect(output);
+    const diagnostics = collect(errors);
+    // The whole script is in the pipe, and the pipe is closed, before the first answer exists.
+    input.end('what time is it?\n\nbuy me some milk\nyes\n');
+    const code = await runChat({ url: harness.broker.url, channel: 'cli', user: 'pip', timeoutSec: 5 }, { input, output, errors });
+    expect(code).toBe(0);
+    expect(text().split('\n')).toEqual([
+      'homeclaw> It is 10:00.',
+      expect.stringMatching(/^homeclaw \(question\)> .*"2 Elm St"/),
+      'homeclaw> Order placed for milk.',
+      '',
+    ]);
+    expect(text()).not.toContain('you>');
+    expect(diagnostics()).toContain('Connected to');
+    expect(harness.dispatcher.calls.filter((c) => c.plugin_id === 'buy')).toHaveLength(1);
+  });
+
+  it('--json prints one channel reply object per line', async () => {
+    harness = await startHarness({ plugins: [timeDescriptor], withLlm: false });
+    harness.dispatcher.on('time', () => ok('It is 10:00.'));
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const text = collect(output);
+    input.end('/help\nwhat time is it?\n');
+    const code = await runChat({ url: harness.broker.url, channel: 'cli', user: 'jay', timeoutSec: 5 }, { input, output, errors: new PassThrough() }, { json: true });
+    expect(code).toBe(0);
+    const replies = text().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(replies).toHaveLength(2);
+    expect(replies[0]).toMatchObject({ user_id: 'jay', kind: 'answer', text: expect.stringContaining('Commands:') });
+    expect(replies[1]).toMatchObject({ user_id: 'jay', kind: 'answer', text: 'It is 10:00.', request_id: expect.any(String) });
+    expect(replies[0]!['request_id']).not.toBe(replies[1]!['request_id']);
+  });
+
+  it('piped input and no Core answering: says so and exits 2 without waiting for the rest', async () => {
+    harness = await startHarness({ plugins: [timeDescriptor], withLlm: false });
+    await harness.channels.stop();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const errors = new PassThrough();
+    const diagnostics = collect(errors);
+    input.end('hello?\nanyone?\n');
+    expect(await runChat({ url: harness.broker.url, channel: 'cli', user: 'kim', timeoutSec: 0.3 }, { input, output, errors })).toBe(2);
+    expect(diagnostics()).toMatch(/No reply within 0.3 s/);
   });
 });

@@ -72,7 +72,7 @@ const cases: Case[] = [
   {
     name: 'unknown plugin type',
     input: { ...good, type: 'carrier-pigeon' },
-    errors: [{ path: '/type', message: 'unknown plugin type "carrier-pigeon"; allowed types: inline, mqtt, http, subprocess, mcp, homeassistant' }],
+    errors: [{ path: '/type', message: 'unknown plugin type "carrier-pigeon"; allowed types: inline, mqtt, http, subprocess, mcp, homeassistant, zigbee2mqtt, python' }],
   },
   {
     name: 'bad capability ids and parameter names',

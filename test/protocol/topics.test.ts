@@ -4,7 +4,17 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { findPackageRoot } from '../../src/package-root.js';
-import { filters, parseTopic, topicMatches, topics, type EventKind } from '../../src/protocol/topics.js';
+import {
+  filters,
+  parseTopic,
+  parseZigbee2mqttTopic,
+  topicMatches,
+  topics,
+  zigbee2mqttFilters,
+  zigbee2mqttTopics,
+  type EventKind,
+  type Zigbee2mqttTopicKind,
+} from '../../src/protocol/topics.js';
 
 const root = findPackageRoot(import.meta.url);
 const asyncApiPath = join(root, 'topics', 'asyncapi.yaml');
@@ -28,6 +38,19 @@ const samples: Record<keyof typeof topics, () => string> = {
   events: () => topics.events('registry'),
 };
 const eventKinds: EventKind[] = ['registry', 'invocation'];
+
+/** Zigbee2MQTT topic builders: a sample topic each, and the kind parseZigbee2mqttTopic must give it. */
+const Z2M_BASE = 'zigbee2mqtt';
+const Z2M_NAME = 'hallway_sensor';
+const z2mSamples: Record<keyof typeof zigbee2mqttTopics, { topic: () => string; kind: Zigbee2mqttTopicKind }> = {
+  bridgeDevices: { topic: () => zigbee2mqttTopics.bridgeDevices(Z2M_BASE), kind: 'bridge/devices' },
+  bridgeEvent: { topic: () => zigbee2mqttTopics.bridgeEvent(Z2M_BASE), kind: 'bridge/event' },
+  bridgeState: { topic: () => zigbee2mqttTopics.bridgeState(Z2M_BASE), kind: 'bridge/state' },
+  deviceState: { topic: () => zigbee2mqttTopics.deviceState(Z2M_BASE, Z2M_NAME), kind: 'state' },
+  availability: { topic: () => zigbee2mqttTopics.availability(Z2M_BASE, Z2M_NAME), kind: 'availability' },
+  set: { topic: () => zigbee2mqttTopics.set(Z2M_BASE, Z2M_NAME), kind: 'set' },
+  get: { topic: () => zigbee2mqttTopics.get(Z2M_BASE, Z2M_NAME), kind: 'get' },
+};
 
 function addressRegex(address: string): RegExp {
   const escaped = address.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
@@ -53,8 +76,25 @@ describe('topics.ts against asyncapi.yaml', () => {
     expect(Object.keys(samples).sort()).toEqual(Object.keys(topics).sort());
   });
 
+  it('has sample arguments for every Zigbee2MQTT topic builder', () => {
+    expect(Object.keys(z2mSamples).sort()).toEqual(Object.keys(zigbee2mqttTopics).sort());
+  });
+
   it('every built topic and every filter matches exactly one channel, and every channel is used', () => {
     const used = new Set<string>();
+    for (const [builder, sample] of Object.entries(z2mSamples)) {
+      const topic = sample.topic();
+      const matched = channelsFor(topic);
+      expect(matched, `${builder}: ${topic}`).toHaveLength(1);
+      matched.forEach((id) => used.add(id));
+      expect(parseZigbee2mqttTopic(Z2M_BASE, topic, (name) => name === Z2M_NAME), topic).toEqual({
+        kind: sample.kind,
+        ...(sample.kind.startsWith('bridge/') ? {} : { friendly_name: Z2M_NAME }),
+      });
+      // The Core's one Zigbee2MQTT subscription covers every topic it reads, and no HomeClaw filter does.
+      if (!['set', 'get'].includes(sample.kind)) expect(topicMatches(zigbee2mqttFilters.all(Z2M_BASE), topic), topic).toBe(true);
+      for (const filter of Object.values(filters)) expect(topicMatches(filter, topic), `${filter} ${topic}`).toBe(false);
+    }
     const built = [...Object.values(samples).map((build) => build()), ...eventKinds.map((kind) => topics.events(kind))];
     for (const topic of built) {
       const matched = channelsFor(topic);
@@ -77,6 +117,38 @@ describe('topics.ts against asyncapi.yaml', () => {
       expect(Object.keys(channel.parameters ?? {}).sort(), id).toEqual(inAddress);
     }
     expect(doc['components']['parameters']['event_kind']['enum']).toEqual(eventKinds);
+  });
+});
+
+describe('parseZigbee2mqttTopic', () => {
+  const known = new Set(['hallway/leak sensor', 'kitchen', 'kitchen/light', 'bridge/lamp']);
+  const isKnown = (name: string): boolean => known.has(name);
+
+  it.each([
+    ['zigbee2mqtt/hallway/leak sensor', { kind: 'state', friendly_name: 'hallway/leak sensor' }],
+    ['zigbee2mqtt/hallway/leak sensor/availability', { kind: 'availability', friendly_name: 'hallway/leak sensor' }],
+    ['zigbee2mqtt/kitchen/light', { kind: 'state', friendly_name: 'kitchen/light' }],
+    ['zigbee2mqtt/kitchen/set', { kind: 'set', friendly_name: 'kitchen' }],
+    ['zigbee2mqtt/kitchen/light/get', { kind: 'get', friendly_name: 'kitchen/light' }],
+    ['zigbee2mqtt/not yet listed/availability', { kind: 'availability', friendly_name: 'not yet listed' }],
+    ['zigbee2mqtt/bridge/devices', { kind: 'bridge/devices' }],
+    ['zigbee2mqtt/bridge/info', null],
+    ['zigbee2mqtt/bridge/lamp', { kind: 'state', friendly_name: 'bridge/lamp' }],
+    ['zigbee2mqtt/bridge/lamp/availability', { kind: 'availability', friendly_name: 'bridge/lamp' }],
+    ['zigbee2mqtt/bridge/request/device/set', null],
+    ['zigbee2mqtt/bridge/response/device/rename', null],
+    ['zigbee2mqtt/unknown device', null],
+    ['zigbee2mqtt/availability', null],
+    ['zigbee2mqttx/kitchen', null],
+    ['homeclaw/plugins/register', null],
+  ] as const)('%s', (topic, expected) => {
+    expect(parseZigbee2mqttTopic('zigbee2mqtt', topic, isKnown)).toEqual(expected);
+  });
+
+  it('works under a base topic with several levels', () => {
+    expect(parseZigbee2mqttTopic('home/zigbee', 'home/zigbee/kitchen/light/availability', isKnown)).toEqual({ kind: 'availability', friendly_name: 'kitchen/light' });
+    expect(parseZigbee2mqttTopic('home/zigbee', 'home/zigbee/bridge/devices', isKnown)).toEqual({ kind: 'bridge/devices' });
+    expect(parseZigbee2mqttTopic('home/zigbee', 'home/kitchen', isKnown)).toBeNull();
   });
 });
 
@@ -127,7 +199,7 @@ describe('asyncapi.yaml shape', () => {
       for (const [name, message] of Object.entries(channel.messages)) {
         const component = resolveLocal((message as { $ref: string }).$ref) as { payload?: { $ref?: string } } | undefined;
         const payloadRef = component?.payload?.$ref;
-        expect(payloadRef, `${id}/${name}`).toMatch(/^\.\/schemas\/[a-z-]+\.schema\.json$/);
+        expect(payloadRef, `${id}/${name}`).toMatch(/^\.\/schemas\/[a-z0-9-]+\.schema\.json$/);
         const file = resolve(dirname(asyncApiPath), payloadRef as string);
         expect(existsSync(file), file).toBe(true);
         referenced.add(file);

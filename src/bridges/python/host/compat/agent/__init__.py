@@ -1,0 +1,1 @@
+"""Newer RAGFlow releases keep their plugin package under `agent.plugin`; see agent/plugin."""

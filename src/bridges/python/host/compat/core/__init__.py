@@ -1,0 +1,1 @@
+"""HomeClaw's `core` package as the Python host provides it: only coreInterface.CoreInterface."""

@@ -48,6 +48,11 @@ import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 import { createPythonBridge } from './bridges/python/bridge.js';
+import { SqliteLastChannelStore } from './channels/last-channel-store.js';
+import { createNotifier, mayPluginNotifyUser, type Notifier } from './channels/notifier.js';
+import { startPluginNotifyListener } from './channels/plugin-notify-listener.js';
+import { startTaskScheduler, type TaskScheduler } from './channels/task-scheduler.js';
+import { defaultTimeZone, isValidTimeZone } from './conversation/system-context.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -63,6 +68,10 @@ export interface CoreContext {
   adapters: Map<string, PluginAdapter>;
   http: HttpServer;
   retrieval: Retrieval;
+  /** Delivers messages for users outside a request (plugins' notify, reminders, scheduled tasks). */
+  notifier: Notifier;
+  /** null when scheduler.enabled is false. */
+  scheduler: TaskScheduler | null;
   /** Named up/down checks behind GET /readyz; a room adds its own with readiness.add(name, probe). */
   readiness: Readiness;
 }
@@ -160,6 +169,26 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
 
     const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });
     await mqttAdapter.start();
+    // Messages for users outside a request (plugins' notify, reminders, scheduled tasks).
+    const lastChannels = new SqliteLastChannelStore(db);
+    const notifier = createNotifier({
+      bus,
+      lastChannels,
+      default_channel: config.notifications.default_channel,
+      mayNotify: mayPluginNotifyUser,
+      log: log.child({ room: 'channels', component: 'notifier' }),
+    });
+    const pluginNotifications = await startPluginNotifyListener({
+      bus,
+      registry,
+      notifier,
+      log: log.child({ room: 'channels', component: 'plugin-notify' }),
+      max_payload_bytes: config.broker.max_payload_bytes,
+    });
+    started.push({ name: 'plugin-notify', stop: () => pluginNotifications.stop() });
+    const householdTimezone = config.scheduler.timezone ?? defaultTimeZone();
+    if (!isValidTimeZone(householdTimezone)) throw new ConfigError(`scheduler.timezone: unknown time zone "${householdTimezone}"`);
+
     const python = createPythonBridge({
       registry,
       log: log.child({ room: 'bridges', type: 'python' }),
@@ -175,6 +204,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       hot_reload: config.plugins.hot_reload,
       python: python.folders,
       keep_record: python.ownsRecord,
+      notify: (pluginId, notification) => notifier.notify({ ...notification, plugin_id: pluginId }),
     });
     const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness });
     const subprocessAdapter = createSubprocessAdapter({ log: log.child({ room: 'adapters', type: 'subprocess' }) });
@@ -229,8 +259,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     void retrieval.start().catch((err: unknown) => log.error({ err }, 'retrieval failed to start; continuing on BM25'));
     started.push({ name: 'retrieval', stop: () => retrieval.stop() });
 
+    const llm = createLlmClient(config.llm);
     const engine = createConversationEngine({
-      llm: createLlmClient(config.llm),
+      llm,
       retrieval,
       dispatcher,
       registry,
@@ -245,8 +276,26 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         pending_ttl_sec: config.conversation.pending_ttl_sec,
         no_llm_threshold: config.conversation.no_llm_threshold,
         max_text_bytes: config.conversation.max_text_bytes,
+        default_timezone: householdTimezone,
       },
+      onUserMessage: (key) => lastChannels.remember(key.user_id, key.channel, key.session_id),
     });
+    let scheduler: TaskScheduler | null = null;
+    if (config.scheduler.enabled) {
+      scheduler = startTaskScheduler({
+        db,
+        registry,
+        dispatcher,
+        notifier,
+        llm,
+        log: log.child({ room: 'channels', component: 'scheduler' }),
+        timezone: householdTimezone,
+        default_user: config.scheduler.user_id,
+        default_channel: config.scheduler.channel,
+      });
+      const running = scheduler;
+      started.push({ name: 'scheduler', stop: () => running.stop() });
+    }
     const channels = await attachMqttChannels({ bus, engine, log: log.child({ room: 'conversation' }), max_payload_bytes: config.broker.max_payload_bytes });
     started.push({ name: 'channels', stop: () => channels.stop() });
 
@@ -313,7 +362,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     started.push({ name: 'http', stop: () => http.close() });
     log.info({ url: httpUrl }, 'HTTP API listening');
 
-    const ctx: CoreContext = { config, log, db, bus, ...(broker ? { broker } : {}), registry, dispatcher, credentials, profiles, pendingCalls, adapters, http, retrieval, readiness };
+    const ctx: CoreContext = { config, log, db, bus, ...(broker ? { broker } : {}), registry, dispatcher, credentials, profiles, pendingCalls, adapters, http, retrieval, readiness, notifier, scheduler };
     log.info({ data_dir: config.data_dir, plugins: registry.list().length }, 'HomeClaw Core started');
     let stopping: Promise<void> | undefined;
     return {

@@ -47,4 +47,6 @@ export const DEFAULT_CONFIG: CoreConfig = {
     idle_timeout_sec: 300,
   },
   zigbee2mqtt: { enabled: false, base_topic: 'zigbee2mqtt', confirm_timeout_sec: 5 },
+  notifications: { default_channel: null },
+  scheduler: { enabled: true, timezone: null, user_id: null, channel: null },
 };

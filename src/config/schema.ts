@@ -88,4 +88,11 @@ export const CONFIG_SCHEMA = obj({
     base_topic: { type: 'string', pattern: '^(?!homeclaw(/|$))[^/#+$]([^#+]*[^/#+])?$' },
     confirm_timeout_sec: { type: 'number', exclusiveMinimum: 0, maximum: 300 },
   }),
+  notifications: obj({ default_channel: { type: ['string', 'null'], pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' } }),
+  scheduler: obj({
+    enabled: { type: 'boolean' },
+    timezone: nullableStr,
+    user_id: { type: ['string', 'null'], minLength: 1, maxLength: 256 },
+    channel: { type: ['string', 'null'], pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
+  }),
 });

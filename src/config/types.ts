@@ -116,6 +116,22 @@ export interface Zigbee2mqttConfig {
   confirm_timeout_sec: number;
 }
 
+export interface NotificationsConfig {
+  /** Where a message for a user goes when they have no last channel anyone listens to; null: none. */
+  default_channel: string | null;
+}
+
+export interface SchedulerConfig {
+  /** Runs the `tasks` of plugins' config.yml on their schedule. */
+  enabled: boolean;
+  /** IANA zone the tasks' times are read in; null: the machine's. */
+  timezone: string | null;
+  /** Who gets a task's result when the task names nobody. */
+  user_id: string | null;
+  /** Where it goes when the task names no channel; null: that user's last channel (else the default channel). */
+  channel: string | null;
+}
+
 export interface CoreConfig {
   data_dir: string;
   /** This assistant instance's id (HomeClaw's app_id), sent to plugins in every PluginRequest. */
@@ -133,4 +149,6 @@ export interface CoreConfig {
   conversation: ConversationConfig;
   wyoming: WyomingConfig;
   zigbee2mqtt: Zigbee2mqttConfig;
+  notifications: NotificationsConfig;
+  scheduler: SchedulerConfig;
 }

@@ -90,6 +90,8 @@ export interface ConversationEngineDeps {
   log: Logger;
   settings: ConversationSettings;
   now?: () => Date;
+  /** Told of every user message the engine takes (e.g. to remember the user's last channel). */
+  onUserMessage?: (key: SessionKey) => void;
 }
 
 type ReplyBody = Pick<ChannelMessageOut, 'text' | 'kind' | 'plugin_id' | 'capability_id'>;
@@ -462,6 +464,11 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
         const text = message.text.trim();
         if (text === '') return { ...base, text: 'Your message is empty. Type /help to see what I can do.', kind: 'error' };
         const key: SessionKey = { channel: message.channel, user_id: message.user_id, session_id };
+        try {
+          deps.onUserMessage?.(key);
+        } catch (error) {
+          deps.log.warn({ err: error }, 'user message observer failed');
+        }
         const turn: Turn = {
           key,
           message,

@@ -6,6 +6,8 @@ import type {
   ControlMessage,
   CoreStatusMessage,
   HeartbeatMessage,
+  PluginNotifyAck,
+  PluginNotifyMessage,
   PluginRequest,
   PluginResult,
   PluginStatusMessage,
@@ -30,6 +32,10 @@ export const topics = {
   invoke: (pluginId: string): string => `${ROOT}/plugins/invoke/${pluginId}`,
   result: (requestId: string): string => `${ROOT}/plugins/result/${requestId}`,
   control: (pluginId: string): string => `${ROOT}/plugins/control/${pluginId}`,
+  /** A plugin's message for a user outside any request. */
+  notify: (pluginId: string): string => `${ROOT}/plugins/notify/${pluginId}`,
+  /** The Core's answer to a plugin's notify. */
+  notified: (pluginId: string): string => `${ROOT}/plugins/notified/${pluginId}`,
   channelIn: (channel: string): string => `${ROOT}/channels/${channel}/in`,
   channelOut: (channel: string): string => `${ROOT}/channels/${channel}/out`,
   events: (kind: EventKind): string => `${ROOT}/events/${kind}`,
@@ -45,6 +51,7 @@ export const filters = {
   channelIn: `${ROOT}/channels/+/in`,
   register: `${ROOT}/plugins/register`,
   unregister: `${ROOT}/plugins/unregister`,
+  notify: `${ROOT}/plugins/notify/+`,
 } as const;
 
 /** Topic kind → payload type: the typed topic map. */
@@ -58,6 +65,8 @@ export interface TopicPayloads {
   invoke: PluginRequest;
   result: PluginResult;
   control: ControlMessage;
+  notify: PluginNotifyMessage;
+  notified: PluginNotifyAck;
   'channel/in': ChannelMessageIn;
   'channel/out': ChannelMessageOut;
   event: JsonObject;
@@ -87,6 +96,8 @@ export function parseTopic(topic: string): ParsedTopic | null {
         invoke: 'invoke',
         result: 'result',
         control: 'control',
+        notify: 'notify',
+        notified: 'notified',
       };
       const kind = kinds[parts[2] ?? ''];
       if (kind) return { kind, param: parts[3] };

@@ -173,6 +173,27 @@ export interface PluginResult {
   progress?: boolean;
 }
 
+/** A plugin's message for a user outside any request (homeclaw/plugins/notify/<plugin_id>). */
+export interface PluginNotifyMessage {
+  user_id: string;
+  text: string;
+  /** Chosen by the plugin to match the acknowledgement. */
+  notify_id?: string;
+}
+
+export type NotifyErrorCode = 'invalid' | 'forbidden' | 'no_channel' | 'failed';
+
+/** The Core's answer on homeclaw/plugins/notified/<plugin_id>. */
+export interface PluginNotifyAck {
+  ok: boolean;
+  notify_id?: string;
+  user_id?: string;
+  /** The channel the message went to. */
+  channel?: string;
+  error?: string;
+  error_code?: NotifyErrorCode;
+}
+
 export interface ChannelMessageIn {
   request_id?: string;
   user_id: string;
@@ -192,8 +213,8 @@ export interface ChannelMessageOut {
   user_id: string;
   session_id?: string;
   text: string;
-  /** answer | question | error: lets a client render questions differently. */
-  kind: 'answer' | 'question' | 'error';
+  /** answer | question | error, or notification: a message nobody asked for (a reminder, a plugin's news). */
+  kind: 'answer' | 'question' | 'error' | 'notification';
   plugin_id?: string;
   capability_id?: string;
   metadata?: JsonObject;

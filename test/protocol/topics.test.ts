@@ -33,6 +33,8 @@ const samples: Record<keyof typeof topics, () => string> = {
   invoke: () => topics.invoke('slack-bot'),
   result: () => topics.result('3f2c9a1e-5b7d-4c2e'),
   control: () => topics.control('weather'),
+  notify: () => topics.notify('reminders'),
+  notified: () => topics.notified('reminders'),
   channelIn: () => topics.channelIn('cli'),
   channelOut: () => topics.channelOut('telegram'),
   events: () => topics.events('registry'),

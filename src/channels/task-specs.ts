@@ -191,15 +191,17 @@ function zonedClockOnDay(at: Date, time: ClockTime, timezone: string): Date {
 }
 
 /**
- * The first run strictly after `after`. `origin` anchors intervals without a start_time (when the
- * scheduler took the task up), so restarts do not shift a repeated task by more than one interval.
+ * The first run strictly after `after`. A repeated task with a start_time runs at that time on the day
+ * the scheduler took it up (`origin`), then every interval; without one, its runs are the multiples of
+ * the interval since the Unix epoch (every 4 hours: 00:00, 04:00 ... UTC), the same in every process,
+ * so a restart or a second Core computes the same slots and the slot claim keeps each run single.
  */
 export function nextRun(timing: TaskTiming, after: Date, timezone: string, origin: Date, random: () => number = Math.random): Date | undefined {
   switch (timing.kind) {
     case 'cron':
       return new Cron(timing.pattern, { timezone, paused: true }).nextRun(after) ?? undefined;
     case 'interval': {
-      const anchor = timing.start_time ? zonedClockOnDay(origin, timing.start_time, timezone).getTime() : origin.getTime();
+      const anchor = timing.start_time ? zonedClockOnDay(origin, timing.start_time, timezone).getTime() : 0;
       const steps = Math.floor((after.getTime() - anchor) / timing.every_ms) + 1;
       return new Date(anchor + Math.max(0, steps) * timing.every_ms);
     }

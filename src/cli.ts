@@ -8,9 +8,10 @@ import { CoreClient, CoreClientError, describeApiError } from './cli/core-client
 import { coerceParameters, parseKeyValues } from './cli/kv-args.js';
 import { registerChatCommands } from './cli/chat.js';
 import { registerDoctorCommand } from './cli/doctor-command.js';
+import { registerAccessCommands } from './cli/access-commands.js';
 import { runSearchCommand } from './cli/search-command.js';
 import { textTable } from './cli/table.js';
-import { ConfigError, startCore } from './main.js';
+import { ConfigError, EMBEDDED_DISCOVERY_WARNING, startCore } from './main.js';
 import type { ParameterSpec, PluginResult } from './protocol/types.js';
 import { parseProfileAssignments } from './conversation/profile-store.js';
 
@@ -79,6 +80,7 @@ export function buildProgram(): Command {
           ...(options.config ? { file: options.config } : {}),
           ...(options.logFormat ? { overrides: { log_format: options.logFormat } } : {}),
         });
+        if (core.ctx.config.homeassistant.discovery && core.mqttPort !== null) io.err(`warning: ${EMBEDDED_DISCOVERY_WARNING}`);
         io.err(
           `HomeClaw Core running: MQTT ${core.mqttPort !== null ? `mqtt://${core.ctx.config.broker.host}:${core.mqttPort}` : core.ctx.config.broker.url}, HTTP ${core.httpUrl}`,
         );
@@ -172,7 +174,8 @@ export function buildProgram(): Command {
     .command('invoke <plugin> <capability> [params...]')
     .description('invoke a capability with key=value parameters; exits non-zero on failure')
     .option('--json', 'print the whole PluginResult as JSON')
-    .action(async (pluginId: string, capabilityId: string, params: string[], options: { json?: boolean }) => {
+    .option('--confirm', 'confirm a capability that requires confirmation (unlocking, buying, deleting)')
+    .action(async (pluginId: string, capabilityId: string, params: string[], options: { json?: boolean; confirm?: boolean }) => {
       const { values, errors } = parseKeyValues(params);
       if (errors.length > 0) fail(`${errors.join('; ')} (use key=value)`, 2);
       const result = await withClient(async (c) => {
@@ -184,14 +187,17 @@ export function buildProgram(): Command {
         const parameters = coerceParameters(values, capability?.parameters ?? []);
         return c.request<PluginResult>(
           'POST',
-          `/v1/plugins/${encodeURIComponent(pluginId)}/tools/${encodeURIComponent(capabilityId)}/run`,
+          `/v1/plugins/${encodeURIComponent(pluginId)}/tools/${encodeURIComponent(capabilityId)}/run${options.confirm ? '?confirmed=true' : ''}`,
           parameters,
         );
       });
       const body = result.body;
       if (options.json) io.out(JSON.stringify(body, null, 2));
       else if (body.success) io.out(body.text ?? JSON.stringify(body.data ?? null, null, 2));
-      else if (typeof body.success === 'boolean') io.err(`failed${body.error_code ? ` (${body.error_code})` : ''}: ${body.error ?? 'unknown error'}`);
+      else if (typeof body.success === 'boolean') {
+        io.err(`failed${body.error_code ? ` (${body.error_code})` : ''}: ${body.error ?? 'unknown error'}`);
+        if (body.error_code === 'confirmation_required') io.err('run it again with --confirm once you are sure');
+      }
       else io.err(describeApiError(body));
       if (!body.success) process.exitCode = 1;
     });
@@ -200,11 +206,12 @@ export function buildProgram(): Command {
   credentials
     .command('add <name>')
     .description('create a credential; the password is printed once')
-    .addOption(new Option('--role <role>', 'what the client may do').choices(['plugin', 'channel', 'admin', 'zigbee2mqtt']).makeOptionMandatory())
+    .addOption(new Option('--role <role>', 'what the client may do').choices(['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller']).makeOptionMandatory())
     .option('--plugin-ids <ids>', 'comma-separated plugin ids a plugin credential may use (default: the name)')
     .option('--channels <names>', 'comma-separated channels a channel credential may use (default: the name)')
+    .option('--users <ids>', 'comma-separated users a channel credential may speak as (default: the name; * = anyone)')
     .option('--json', 'print JSON')
-    .action(async (name: string, options: { role: string; pluginIds?: string; channels?: string; json?: boolean }) => {
+    .action(async (name: string, options: { role: string; pluginIds?: string; channels?: string; users?: string; json?: boolean }) => {
       const split = (s?: string): string[] | undefined => s?.split(',').map((x) => x.trim()).filter(Boolean);
       const res = await withClient((c) =>
         c.request<{ name: string; password: string }>('POST', '/api/credentials', {
@@ -212,12 +219,15 @@ export function buildProgram(): Command {
           role: options.role,
           ...(options.pluginIds ? { plugin_ids: split(options.pluginIds) } : {}),
           ...(options.channels ? { channels: split(options.channels) } : {}),
+          ...(options.users ? { users: split(options.users) } : {}),
         }),
       );
       if (res.status >= 300) fail(describeApiError(res.body));
       if (options.json) io.out(JSON.stringify(res.body));
       else io.out(`username: ${res.body.name}\npassword: ${res.body.password}\n(the password is shown only once)`);
     });
+
+  registerAccessCommands(program, { credentials, plugins }, { out: io.out, fail, withClient });
 
   const profile = program.command('profile').description("users' profiles (name, address, phone...) used to fill plugin parameters");
   profile

@@ -1,7 +1,17 @@
 // The composition root: builds every service from config, starts them in order, stops them in reverse.
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { isLoopbackHost } from './bus/acl.js';
+import { ownerOf } from './bus/core-bus.js';
+import { AuditLog } from './access/audit-log.js';
+import { ChannelBindings } from './access/channel-bindings.js';
+import { credentialOwner, mayClaimPluginId } from './access/plugin-claims.js';
+import { AccessPolicy } from './access/policy.js';
+import { ensurePrivateFile, preparePrivateDataDir } from './access/private-data-dir.js';
+import { accessMode, accessModeNote, accessStatus } from './access/security-status.js';
+import { UserTokenStore } from './access/user-tokens.js';
+import { registerAuditRoutes } from './api/routes/audit.js';
+import { registerUserRoutes } from './api/routes/users.js';
 import type { HealthReport, PluginAdapter } from './adapters/adapter.js';
 import { MqttAdapter } from './adapters/mqtt.js';
 import { createBuiltinLoader } from './adapters/builtin-loader.js';
@@ -49,10 +59,13 @@ import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from 
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 import { createPythonBridge } from './bridges/python/bridge.js';
 import { SqliteLastChannelStore } from './channels/last-channel-store.js';
-import { createNotifier, mayPluginNotifyUser, type Notifier } from './channels/notifier.js';
+import { createNotifier, pluginNotifyPolicy, type Notifier } from './channels/notifier.js';
 import { startPluginNotifyListener } from './channels/plugin-notify-listener.js';
 import { startTaskScheduler, type TaskScheduler } from './channels/task-scheduler.js';
 import { defaultTimeZone, isValidTimeZone } from './conversation/system-context.js';
+import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
+import { attachCallFrontDoor } from './bridges/homeassistant/call-front-door.js';
+import { DiscoveryPublisher } from './bridges/homeassistant/discovery/publisher.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -74,6 +87,9 @@ export interface CoreContext {
   scheduler: TaskScheduler | null;
   /** Named up/down checks behind GET /readyz; a room adds its own with readiness.add(name, probe). */
   readiness: Readiness;
+  policy: AccessPolicy;
+  users: UserTokenStore;
+  audit: AuditLog;
 }
 
 export interface RunningCore {
@@ -90,6 +106,12 @@ export interface RunningCore {
 }
 
 export class ConfigError extends Error {}
+
+/** Home Assistant needs an MQTT 5 broker from 2027.1 and cannot share the embedded one (MQTT 3.1.1). */
+export const EMBEDDED_DISCOVERY_WARNING =
+  'homeassistant.discovery is on but the Core runs its embedded MQTT 3.1.1 broker: Home Assistant will not see the devices ' +
+  'unless it connects to this broker, and from 2027.1 it needs an MQTT 5 broker. Set HOMECLAW_BROKER_URL to the broker ' +
+  'Home Assistant uses (e.g. the Mosquitto add-on).';
 
 export interface StartCoreOptions extends LoadConfigOptions {
   /** Use this config as is (tests); skips file and environment. */
@@ -118,11 +140,24 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
   };
 
   try {
-    mkdirSync(config.data_dir, { recursive: true });
-    const db = new Database(join(config.data_dir, 'homeclaw.db'));
+    preparePrivateDataDir(config.data_dir, log);
+    const dbFile = join(config.data_dir, 'homeclaw.db');
+    ensurePrivateFile(dbFile);
+    const db = new Database(dbFile);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     started.push({ name: 'database', stop: () => void db.close() });
+
+    let policy: AccessPolicy;
+    try {
+      policy = new AccessPolicy(config.policy);
+    } catch (err) {
+      throw new ConfigError(`policy: ${(err as Error).message}`);
+    }
+    // Stopped after the dispatcher (reverse order), so the endings of cancelled calls are written too.
+    const audit = new AuditLog({ db, log: log.child({ room: 'access', component: 'audit' }), ...config.access.audit });
+    started.push({ name: 'audit', stop: () => audit.stop() });
+    const users = new UserTokenStore(db);
 
     const events = new TypedEventBus(log);
     const registry = new Registry({ db, events, log: log.child({ room: 'registry' }) });
@@ -139,13 +174,19 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const adapters = new Map<string, PluginAdapter>();
     // The event feed needs the bus, which needs the dispatcher (ACL): the late binding breaks the cycle.
     let eventFeed: EventFeed | undefined;
+    let haDiscovery: DiscoveryPublisher | undefined;
     const dispatcher = new Dispatcher({
       registry,
       adapters: [],
       config: config.dispatch,
       app_id: config.app_id,
       log: log.child({ room: 'dispatch' }),
-      onFinished: (record) => eventFeed?.invocationFinished(record),
+      onFinished: (record) => {
+        eventFeed?.invocationFinished(record);
+        haDiscovery?.invocationFinished(record);
+      },
+      guard: policy,
+      audit: (entry) => audit.record(entry),
     });
     started.push({ name: 'dispatcher', stop: () => dispatcher.stop() });
 
@@ -175,7 +216,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       bus,
       lastChannels,
       default_channel: config.notifications.default_channel,
-      mayNotify: mayPluginNotifyUser,
+      mayNotify: pluginNotifyPolicy(policy, registry),
       log: log.child({ room: 'channels', component: 'notifier' }),
     });
     const pluginNotifications = await startPluginNotifyListener({
@@ -209,10 +250,14 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness });
     const subprocessAdapter = createSubprocessAdapter({ log: log.child({ room: 'adapters', type: 'subprocess' }) });
     const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }) });
-    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter, python.adapter] as PluginAdapter[]) {
+    const homeAssistant = { config: config.homeassistant, registry, log };
+    const haAdapter = createHomeAssistantAdapter(homeAssistant);
+    for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter, python.adapter, haAdapter].filter(Boolean) as PluginAdapter[]) {
       adapters.set(adapter.type, adapter);
       dispatcher.registerAdapter(adapter);
     }
+    // Before the adapters attach, so the plugin connects once, with its current settings.
+    syncHomeAssistantPlugin(homeAssistant);
     const attachments = new AdapterAttachments({ registry, adapters, log });
     attachments.start();
     started.push({ name: 'adapter-attachments', stop: () => attachments.stop() });
@@ -221,9 +266,10 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     started.push({ name: 'builtin-loader', stop: () => loader.stop() });
     await python.embedded.start();
 
-    // A plugin credential names the ids it may claim; anonymous (loopback) and admin clients may claim any.
+    // A plugin credential names the ids it may claim, plus ids transferred to it; anonymous (loopback) and
+    // admin clients may claim any.
     const mayUsePluginId = (publisher: PublisherIdentity | undefined, pluginId: string): boolean =>
-      publisher?.role !== 'plugin' || (publisher.pluginIds ?? []).includes(pluginId);
+      publisher?.role !== 'plugin' || (publisher.pluginIds ?? []).includes(pluginId) || registry.get(pluginId)?.owner === ownerOf(publisher);
     const lifecycle = new MqttLifecycle({
       bus,
       registry,
@@ -231,6 +277,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       liveness: config.liveness,
       max_payload_bytes: config.broker.max_payload_bytes,
       mayUsePluginId,
+      claimPluginId: (publisher, pluginId, currentOwner) =>
+        mayClaimPluginId(currentOwner, publisher, pluginId) && registry.transfer(pluginId, ownerOf(publisher)).ok,
     });
     await lifecycle.start();
     started.push({ name: 'mqtt-lifecycle', stop: () => lifecycle.stop() });
@@ -270,6 +318,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       interpreter: new PatternReplyInterpreter(),
       profiles,
       log: log.child({ room: 'conversation' }),
+      access: policy,
       settings: {
         top_k: config.retrieval.top_k,
         max_rounds: config.llm.max_rounds,
@@ -296,8 +345,24 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       const running = scheduler;
       started.push({ name: 'scheduler', stop: () => running.stop() });
     }
-    const channels = await attachMqttChannels({ bus, engine, log: log.child({ room: 'conversation' }), max_payload_bytes: config.broker.max_payload_bytes });
+    const bindings = new ChannelBindings({ embedded: bus.embedded, configured: config.access.channels, credentialUsers: (channel) => credentials.usersOfChannel(channel) });
+    const channels = await attachMqttChannels({
+      bus,
+      engine,
+      log: log.child({ room: 'conversation' }),
+      max_payload_bytes: config.broker.max_payload_bytes,
+      authorizeSpeaker: (input) => bindings.authorize(input),
+    });
     started.push({ name: 'channels', stop: () => channels.stop() });
+    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes });
+    started.push({ name: 'call-front-door', stop: () => frontDoor.stop() });
+    if (config.homeassistant.discovery) {
+      if (broker) log.warn(EMBEDDED_DISCOVERY_WARNING);
+      const discovery = new DiscoveryPublisher({ bus, registry, dispatcher, retrievalStatus: () => retrieval.status(), prefix: config.homeassistant.discovery_prefix, log });
+      await discovery.start();
+      haDiscovery = discovery;
+      started.push({ name: 'homeassistant-discovery', stop: () => discovery.stop() });
+    }
 
     let wyoming: WyomingServer | undefined;
     if (config.wyoming.port !== null) {
@@ -314,22 +379,46 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     }
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
-    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths: HEALTH_PATHS });
+    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths: HEALTH_PATHS, userTokens: users });
     const health = async (record: PluginRecord): Promise<HealthReport> => {
       const adapter = adapters.get(record.descriptor.type);
       if (adapter?.health) return adapter.health(record);
       return { ok: record.state === 'online', detail: record.state_reason ?? `state ${record.state}` };
     };
-    registerPluginRoutes(http.app, { registry, dispatcher, health });
-    registerAdminRoutes(http.app, { credentials });
+    registerPluginRoutes(http.app, {
+      registry,
+      dispatcher,
+      health,
+      transfer: (pluginId, name) => {
+        const credential = credentials.get(name);
+        if (!credential) return { ok: false, status: 400, error: `no credential "${name}"; create it with: homeclaw credentials add ${name} --role plugin` };
+        if (credential.role !== 'plugin') return { ok: false, status: 400, error: `credential "${name}" has role ${credential.role}; a plugin id can only go to a plugin credential` };
+        const record = registry.get(pluginId);
+        if (!record) return { ok: false, status: 404, error: `no plugin "${pluginId}" is registered` };
+        if (record.descriptor.type !== 'mqtt') return { ok: false, status: 409, error: `plugin "${pluginId}" is a ${record.descriptor.type} plugin; only MQTT plugins log in with a credential` };
+        const moved = registry.transfer(pluginId, credentialOwner(name));
+        return moved.ok ? { ok: true, owner: moved.record.owner, previous_owner: moved.previous_owner } : { ok: false, status: 409, error: moved.error };
+      },
+    });
+    registerAdminRoutes(http.app, { credentials, ...(broker ? { disconnectSessions: (name: string) => broker.disconnectUser(name) } : {}) });
+    registerUserRoutes(http.app, { users });
+    registerAuditRoutes(http.app, { audit });
     registerProfileRoutes(http.app, { profiles });
-    registerSearchRoutes(http.app, { search: retrieval });
+    registerSearchRoutes(http.app, { search: retrieval, mayReach: (userId, record) => policy.mayReachPlugin(userId, record) });
     await registerMessageRoutes(http.app, {
       engine,
       publishReply: (channel, reply) => bus.publish(topics.channelOut(channel), JSON.stringify(reply), { qos: 1 }),
       onAsyncError: (err, request_id) => log.warn({ err, request_id }, 'async channel reply failed'),
     });
-    registerMcpRoutes(http.app, { registry, dispatcher, log: log.child({ room: 'api', component: 'mcp' }), authorize: http.authorize, findPlugins: findPluginsTool(retrieval) });
+    registerMcpRoutes(http.app, {
+      registry,
+      dispatcher,
+      log: log.child({ room: 'api', component: 'mcp' }),
+      authorize: http.authorize,
+      principalOf: http.principalOf,
+      access: policy,
+      findPlugins: findPluginsTool(retrieval),
+    });
     registerOpenApiRoute(http.app);
     const readiness = createCoreReadiness({
       config,
@@ -342,6 +431,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     registerHealthRoutes(http.app, { readiness });
     const startedAt = Date.now();
+    const embeddedAccess = broker ? { anonymous: broker.anonymousAllowed, loopbackOnly: isLoopbackHost(broker.host) } : null;
+    const mode = accessMode(embeddedAccess);
+    log[mode === 'credentials' ? 'info' : 'warn']({ access_mode: mode }, accessModeNote(mode));
     registerStatusRoutes(http.app, {
       status: () => ({
         version: '0.1.0',
@@ -356,13 +448,41 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         llm: config.llm.base_url ? { configured: true, base_url: config.llm.base_url, model: config.llm.model } : { configured: false },
         builtins: loader.status(),
         python: python.status(),
+        access: accessStatus({
+          embedded: embeddedAccess,
+          credentials: credentials.list().length,
+          users: users.count(),
+          channelBindings: Object.keys(config.access.channels),
+          policy: policy.summary(),
+          audit: audit.status(),
+        }),
       }),
     });
     const { port: httpPort, url: httpUrl } = await http.listen();
     started.push({ name: 'http', stop: () => http.close() });
     log.info({ url: httpUrl }, 'HTTP API listening');
 
-    const ctx: CoreContext = { config, log, db, bus, ...(broker ? { broker } : {}), registry, dispatcher, credentials, profiles, pendingCalls, adapters, http, retrieval, readiness, notifier, scheduler };
+    const ctx: CoreContext = {
+      config,
+      log,
+      db,
+      bus,
+      ...(broker ? { broker } : {}),
+      registry,
+      dispatcher,
+      credentials,
+      profiles,
+      pendingCalls,
+      adapters,
+      http,
+      retrieval,
+      readiness,
+      policy,
+      users,
+      audit,
+      notifier,
+      scheduler,
+    };
     log.info({ data_dir: config.data_dir, plugins: registry.list().length }, 'HomeClaw Core started');
     let stopping: Promise<void> | undefined;
     return {

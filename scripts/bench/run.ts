@@ -2,6 +2,7 @@
 // its own baseline in the same run and reports ratios, because these machines are noisy.
 import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
+import { runAccessBench } from './access.js';
 import { runAdaptersBench } from './adapters.js';
 import { runConversationBench } from './conversation.js';
 import { runCoreBusBench } from './core-bus.js';
@@ -20,6 +21,7 @@ const suites: Record<string, Suite> = {
   'retrieval-quality': () => runRetrievalQualityBench(dataset),
   'retrieval-scale': () => runRetrievalScaleBench(dataset),
   conversation: () => runConversationBench(),
+  access: () => runAccessBench(),
 };
 
 async function main(): Promise<void> {

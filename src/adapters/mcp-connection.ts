@@ -20,12 +20,16 @@ import type { JsonValue, PluginResult } from '../protocol/types.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { McpPluginSettings } from './mcp-config.js';
 import { McpStdioClientTransport } from './mcp-stdio-transport.js';
+import { callResultText } from './mcp-call-result.js';
 import { catalogForSingleTool, catalogFromTools, detectSingleTool, singleToolArguments, type ToolCatalog } from './mcp-tools.js';
 
 export interface BackoffSettings {
   initial_ms: number;
   max_ms: number;
 }
+
+/** How a failure should show: the plugin state, the reason users read, and whether retrying can help. */
+export type FailureVerdict = { state: 'stale' | 'error'; reason: string; retry: boolean };
 
 export interface McpConnectionDeps {
   plugin_id: string;
@@ -34,6 +38,10 @@ export interface McpConnectionDeps {
   log: Logger;
   backoff: BackoffSettings;
   connect_timeout_ms: number;
+  /** Explains failures a particular server gives meaning to (an HTTP 401 or 404, say); undefined keeps the default. */
+  classifyFailure?: (error: unknown) => FailureVerdict | undefined;
+  /** Called once connected and after every later successful tool listing. */
+  onReady?: () => void;
 }
 
 interface Session {
@@ -47,17 +55,6 @@ interface Session {
 const CLIENT_INFO = { name: 'homeclaw-bus', version: '0.1.0' };
 const MAX_TOOL_PAGES = 100;
 const GARBAGE_LOG_EVERY = 100;
-
-function textOf(result: CallToolResult): string {
-  const parts: string[] = [];
-  for (const item of result.content ?? []) {
-    if (item.type === 'text') parts.push(item.text);
-    else if (item.type === 'resource' && 'text' in item.resource && typeof item.resource.text === 'string') parts.push(item.resource.text);
-    else if (item.type === 'resource' || item.type === 'resource_link') parts.push(`[resource ${'uri' in item ? item.uri : item.resource.uri}]`);
-    else if (item.type === 'image' || item.type === 'audio') parts.push(`[${item.type} ${item.mimeType}, ${Math.round((item.data.length * 3) / 4)} bytes]`);
-  }
-  return parts.join('\n');
-}
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -151,9 +148,19 @@ export class McpConnection {
       this.deps.registry.setState(this.pluginId, 'online');
       this.deps.log.info({ plugin_id: this.pluginId, tools: session.catalog?.capabilities.length, pid: this.pid }, 'MCP server connected');
       this.wakeWaiters();
+      this.notifyReady();
     } catch (error) {
-      const reason = this.describeConnectFailure(session, error);
-      this.onLinkLost(session, reason);
+      const verdict = this.deps.classifyFailure?.(error);
+      this.onLinkLost(session, verdict?.reason ?? this.describeConnectFailure(session, error), verdict);
+    }
+  }
+
+  /** Tells the owner the tools are listed; the first listing's notice comes from connect(), once the link is up. */
+  private notifyReady(): void {
+    try {
+      this.deps.onReady?.();
+    } catch (error) {
+      this.deps.log.error({ plugin_id: this.pluginId, err: errorMessage(error) }, 'MCP ready listener failed');
     }
   }
 
@@ -194,6 +201,9 @@ export class McpConnection {
       }
       return;
     }
+    // The transport reports an HTTP failure here before the request rejects and the client closes.
+    const verdict = this.deps.classifyFailure?.(error);
+    if (verdict) return this.onLinkLost(session, verdict.reason, verdict);
     this.deps.log.warn({ plugin_id: this.pluginId, err: error.message }, 'MCP transport error');
     // HTTP transports report a dead server as errors, not as a close: confirm with a ping.
     if (!(session.transport instanceof McpStdioClientTransport) && this.connected && session === this.session && !session.lost) {
@@ -202,7 +212,7 @@ export class McpConnection {
   }
 
   /** Fails in-flight calls (closing the client rejects them), marks the plugin stale and schedules a reconnect. */
-  private onLinkLost(session: Session, reason: string): void {
+  private onLinkLost(session: Session, reason: string, verdict?: FailureVerdict): void {
     if (session.lost) return;
     session.lost = reason;
     if (session !== this.session) return;
@@ -211,10 +221,12 @@ export class McpConnection {
     this.lastProblem = reason;
     void session.client.close().catch(() => undefined);
     if (this.stopped) return;
-    if (wasConnected) this.deps.log.warn({ plugin_id: this.pluginId, reason }, 'MCP server link lost; reconnecting');
+    const retry = verdict?.retry ?? true;
+    if (!retry) this.deps.log.error({ plugin_id: this.pluginId, reason }, 'MCP server refused the connection; not retrying');
+    else if (wasConnected) this.deps.log.warn({ plugin_id: this.pluginId, reason }, 'MCP server link lost; reconnecting');
     else this.deps.log.warn({ plugin_id: this.pluginId, reason, attempt: this.attempt }, 'MCP server connection failed; retrying');
-    if (this.deps.registry.get(this.pluginId)) this.deps.registry.setState(this.pluginId, 'stale', reason);
-    this.scheduleReconnect();
+    if (this.deps.registry.get(this.pluginId)) this.deps.registry.setState(this.pluginId, verdict?.state ?? 'stale', reason);
+    if (retry) this.scheduleReconnect();
   }
 
   private scheduleReconnect(): void {
@@ -261,6 +273,7 @@ export class McpConnection {
   private async relist(session: Session): Promise<void> {
     const tools = await this.listAllTools(session.client);
     if (session !== this.session || this.stopped) return;
+    if (this.connected) queueMicrotask(() => this.notifyReady());
     const record = this.deps.registry.get(this.pluginId);
     const previous = record?.descriptor.capabilities ?? [];
     const single = this.deps.settings.single_tool ?? detectSingleTool(tools);
@@ -296,6 +309,20 @@ export class McpConnection {
     this.deps.log.info({ plugin_id: this.pluginId, capabilities: catalog.capabilities.length }, 'MCP tools listed into capabilities');
   }
 
+  /** Lists the tools again now (servers that cannot notify changes); a no-op while not connected. */
+  async relistNow(): Promise<void> {
+    const session = this.session;
+    if (!session || !this.connected || session.lost) return;
+    await this.relist(session);
+  }
+
+  /** Calls one tool outside any invocation (an adapter reading context); rejects when not connected. */
+  async callTool(name: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallToolResult> {
+    const session = this.session;
+    if (!session || !this.connected || session.lost) throw new Error(this.lastProblem ?? `MCP server ${this.pluginId} is not connected`);
+    return (await session.client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: timeoutMs })) as CallToolResult;
+  }
+
   async invoke(call: AdapterCall): Promise<PluginResult> {
     const { request } = call;
     const fail = (error: string, error_code: PluginResult['error_code'] = 'adapter_error'): PluginResult => ({
@@ -322,7 +349,7 @@ export class McpConnection {
         timeout: remaining,
         maxTotalTimeout: remaining,
       })) as CallToolResult;
-      const text = textOf(result);
+      const text = callResultText(result);
       if (result.isError) return { request_id: request.request_id, plugin_id: request.plugin_id, success: false, error: text || `MCP tool ${toolName} failed` };
       return {
         request_id: request.request_id,

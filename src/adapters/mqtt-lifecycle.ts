@@ -11,6 +11,7 @@ import { filters, parseTopic, topics } from '../protocol/topics.js';
 import type { RegistrationAck, ValidationIssue } from '../protocol/types.js';
 import { dedupeIssues, parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import type { RegistryApi } from '../registry/registry-api.js';
+import { diskFullMessage } from '../disk-full.js';
 
 export interface MqttLifecycleDeps {
   bus: CoreBus;
@@ -20,6 +21,11 @@ export interface MqttLifecycleDeps {
   max_payload_bytes: number;
   /** Credentials may restrict which ids a client can claim; undefined allows any id. */
   mayUsePluginId?: (publisher: PublisherIdentity | undefined, pluginId: string) => boolean;
+  /**
+   * Gives the publisher an id another client owns when the access rules allow it (an id an anonymous
+   * client held, claimed by a credential that lists it); true when the id is now the publisher's.
+   */
+  claimPluginId?: (publisher: PublisherIdentity | undefined, pluginId: string, currentOwner: string) => boolean;
   now?: () => number;
 }
 
@@ -107,14 +113,26 @@ export class MqttLifecycle {
     if (forbiddenId) errors.push({ path: '/id', message: `this client's credentials do not allow the plugin id "${rawId}"` });
     if (errors.length > 0 || !normalized.ok) return this.reject(rawId, dedupeIssues(errors), message, forbiddenId);
     const descriptor = normalized.descriptor;
-    const outcome = this.deps.registry.register({
-      descriptor,
-      owner: ownerOf(message.publisher),
-      epoch: typeof epoch === 'number' ? epoch : this.now(),
-      heartbeat_interval_sec:
-        typeof heartbeat_interval_sec === 'number' ? heartbeat_interval_sec : this.deps.liveness.default_heartbeat_interval_sec,
-      state: 'online',
-    });
+    const owner = ownerOf(message.publisher);
+    const current = this.deps.registry.get(descriptor.id);
+    if (current && current.owner !== owner && this.deps.claimPluginId?.(message.publisher, descriptor.id, current.owner)) {
+      this.deps.log.info({ plugin_id: descriptor.id, owner, previous_owner: current.owner }, 'plugin id claimed by its credential');
+    }
+    let outcome;
+    try {
+      outcome = this.deps.registry.register({
+        descriptor,
+        owner,
+        epoch: typeof epoch === 'number' ? epoch : this.now(),
+        heartbeat_interval_sec:
+          typeof heartbeat_interval_sec === 'number' ? heartbeat_interval_sec : this.deps.liveness.default_heartbeat_interval_sec,
+        state: 'online',
+      });
+    } catch (err) {
+      const full = diskFullMessage(err, `registering plugin ${descriptor.id}`);
+      if (!full) throw err;
+      return this.reject(descriptor.id, [{ path: '', message: full }], message);
+    }
     if (!outcome.ok) return this.reject(descriptor.id, outcome.errors, message);
     this.lastSeen.set(descriptor.id, this.now());
     this.counters.acked++;
@@ -154,6 +172,11 @@ export class MqttLifecycle {
       return;
     }
     if (valid.value.state !== 'offline') return; // online is established by registration and heartbeats
+    // As for heartbeats and results: only the owner's client (its will included) speaks for the plugin.
+    if (message.publisher && message.publisher.role !== 'admin' && record.owner !== ownerOf(message.publisher)) {
+      this.deps.log.warn({ plugin_id: pluginId, client: message.publisher.clientId, username: message.publisher.username }, 'status from a non-owner ignored');
+      return;
+    }
     if (record.epoch !== undefined && valid.value.epoch < record.epoch) {
       // The will of an earlier connection arriving after the plugin re-registered: not news.
       this.counters.stale_wills_ignored++;

@@ -18,10 +18,12 @@ const NAMES: Record<number, string> = {
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
+  428: 'Precondition Required',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
   504: 'Gateway Timeout',
+  507: 'Insufficient Storage',
 };
 
 export function errorBody(statusCode: number, message: string, problems: ValidationIssue[] = []): ErrorBody {

@@ -3,20 +3,29 @@
 // are passed through as they are, which the high-level McpServer (zod-based) would not allow.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ADMIN, type Principal } from '../access/principal.js';
 import type { DispatcherApi } from '../dispatch/dispatcher-api.js';
 import type { Logger } from '../log.js';
-import type { JsonObject, PluginResult } from '../protocol/types.js';
+import type { CapabilitySpec, JsonObject, PluginResult } from '../protocol/types.js';
+import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
+import { readConfirmation } from './confirmation-flag.js';
 import { OutputSchemaCheck } from './mcp-output-check.js';
 import { portableInputSchema } from './mcp-input-schema.js';
-import { buildToolCatalog, InputSchemaCache, type CatalogEntry } from './mcp-tool-catalog.js';
+import { buildToolCatalog, InputSchemaCache, type CatalogEntry, type CatalogScope } from './mcp-tool-catalog.js';
 
 /** The retrieval room's search tool, offered beside the plugin tools. */
 export interface FindPluginsTool {
   name: string;
   description: string;
   inputSchema: JsonObject;
-  handler(args: Record<string, unknown>): Promise<string>;
+  handler(args: Record<string, unknown>, scope?: { filter?: (record: PluginRecord) => boolean }): Promise<string>;
+}
+
+/** What the MCP server asks of the access rules (src/access/policy.ts implements it). */
+export interface McpAccess {
+  decide(userId: string | undefined, pluginId: string, capabilityId: string): { allowed: boolean };
+  requiresConfirmation(pluginId: string, capability: CapabilitySpec): boolean;
 }
 
 export interface McpServerDeps {
@@ -28,6 +37,9 @@ export interface McpServerDeps {
   outputCheck?: OutputSchemaCheck;
   /** Shared between sessions so portable input schemas are computed once per capability. */
   inputSchemas?: InputSchemaCache;
+  /** Who the session acts as (from its bearer token); default the admin. */
+  principal?: Principal;
+  access?: McpAccess;
 }
 
 export interface McpSessionServer {
@@ -83,12 +95,25 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
       (deps.findPlugins ? ` Use ${deps.findPlugins.name} to search for plugins by what they do.` : ''),
   });
 
+  const principal = deps.principal ?? ADMIN;
+  const userId = principal.kind === 'user' ? principal.user_id : undefined;
+  const access = deps.access;
+  // A user's session lists only what the user's policy lets them reach; calls are checked again by the dispatcher.
+  const scope: CatalogScope = {
+    ...(access && userId !== undefined ? { visible: (pluginId: string, capability: CapabilitySpec) => access.decide(userId, pluginId, capability.id).allowed } : {}),
+    ...(access ? { requiresConfirmation: (pluginId: string, capability: CapabilitySpec) => access.requiresConfirmation(pluginId, capability) } : {}),
+  };
+  const searchScope =
+    access && userId !== undefined
+      ? { filter: (record: PluginRecord) => record.descriptor.capabilities.some((c) => access.decide(userId, record.descriptor.id, c.id).allowed) }
+      : {};
+
   const findPluginsTool: Tool | undefined = deps.findPlugins
     ? { name: deps.findPlugins.name, description: deps.findPlugins.description, inputSchema: portableInputSchema(deps.findPlugins.inputSchema) as Tool['inputSchema'] }
     : undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
-    const tools = [...buildToolCatalog(deps.registry, log, inputSchemas).values()].map((entry) => entry.tool);
+    const tools = [...buildToolCatalog(deps.registry, log, scope, inputSchemas).values()].map((entry) => entry.tool);
     return { tools: findPluginsTool ? [findPluginsTool, ...tools] : tools };
   });
 
@@ -99,19 +124,28 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
     const args = toJsonObject(request.params.arguments);
     if (deps.findPlugins && name === deps.findPlugins.name) {
       try {
-        return { content: [{ type: 'text', text: await deps.findPlugins.handler(args) }] };
+        return { content: [{ type: 'text', text: await deps.findPlugins.handler(args, searchScope) }] };
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'find_plugins failed');
         return errorResult(`${name} failed: ${(err as Error).message}`);
       }
     }
-    const entry = buildToolCatalog(deps.registry, log, inputSchemas).get(name);
+    // Not scoped: a hidden tool is still called through the dispatcher, whose policy check answers forbidden.
+    const entry = buildToolCatalog(deps.registry, log, { ...(scope.requiresConfirmation ? { requiresConfirmation: scope.requiresConfirmation } : {}) }, inputSchemas).get(name);
     if (!entry) return errorResult(`unknown tool "${name}" (it may belong to a plugin that is not online; list the tools again)`);
+    const flag = readConfirmation(args, {}, entry.capability);
+    if (!flag.ok) return errorResult(`[invalid_params] ${flag.error}`);
     const result = await deps.dispatcher.invoke({
       plugin_id: entry.plugin_id,
       capability_id: entry.capability.id,
-      parameters: args,
-      context: { channel_name: 'mcp', channel_type: 'mcp', ...(mcpSession ? { session_id: mcpSession } : {}) },
+      parameters: flag.parameters,
+      context: {
+        channel_name: 'mcp',
+        channel_type: 'mcp',
+        ...(userId !== undefined ? { user_id: userId } : {}),
+        ...(mcpSession ? { session_id: mcpSession } : {}),
+      },
+      confirmed: flag.confirmed,
     });
     return toCallToolResult(result, entry, check);
   });

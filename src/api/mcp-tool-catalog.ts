@@ -75,8 +75,36 @@ function toolDescription(pluginDescription: string, capability: CapabilitySpec):
   return own === pluginDescription.trim() ? own : `${own} (plugin: ${pluginDescription.trim()})`;
 }
 
-/** Every routable capability as a tool, keyed by tool name (sorted, so listings are stable). */
-export function buildToolCatalog(registry: RegistryApi, log: Logger, schemas: InputSchemaCache = new InputSchemaCache()): Map<string, CatalogEntry> {
+export interface CatalogScope {
+  /** Only capabilities this accepts are listed (the session user's policy). */
+  visible?: (pluginId: string, capability: CapabilitySpec) => boolean;
+  /** Capabilities that need "confirmed": true: marked destructive, with the argument described. */
+  requiresConfirmation?: (pluginId: string, capability: CapabilitySpec) => boolean;
+}
+
+const CONFIRMED_ARGUMENT: JsonObject = {
+  type: 'boolean',
+  description: 'This action requires confirmation: set to true only after the user explicitly confirmed it; without it the call is refused.',
+};
+
+/** The input schema with the confirmation argument, unless the capability has a parameter of that name. */
+function withConfirmedArgument(schema: Tool['inputSchema']): Tool['inputSchema'] {
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  if ('confirmed' in properties) return schema;
+  return { ...schema, properties: { ...properties, confirmed: CONFIRMED_ARGUMENT } };
+}
+
+/**
+ * Every routable capability the scope lets through as a tool, keyed by tool name (sorted, so listings
+ * are stable). Name collisions are resolved over every routable capability, not only the visible ones,
+ * so a tool's name never depends on who is asking.
+ */
+export function buildToolCatalog(
+  registry: RegistryApi,
+  log: Logger,
+  scope: CatalogScope = {},
+  schemas: InputSchemaCache = new InputSchemaCache(),
+): Map<string, CatalogEntry> {
   const routable = registry.list().filter(isRoutable);
   const seen = new Map<string, number>();
   for (const record of routable) {
@@ -88,13 +116,17 @@ export function buildToolCatalog(registry: RegistryApi, log: Logger, schemas: In
   const catalog = new Map<string, CatalogEntry>();
   for (const record of routable) {
     for (const capability of record.descriptor.capabilities) {
+      if (scope.visible && !scope.visible(record.descriptor.id, capability)) continue;
       const plain = mcpToolName(record.descriptor.id, capability.id);
       const name = (seen.get(plain) ?? 0) > 1 ? disambiguatedToolName(record.descriptor.id, capability.id) : plain;
+      const confirm = scope.requiresConfirmation?.(record.descriptor.id, capability) === true;
+      const inputSchema = schemas.get(capability, log);
       const tool: Tool = {
         name,
         title: `${record.descriptor.name}: ${capability.name}`,
         description: toolDescription(record.descriptor.description, capability),
-        inputSchema: schemas.get(capability, log),
+        inputSchema: confirm ? withConfirmedArgument(inputSchema) : inputSchema,
+        ...(confirm ? { annotations: { destructiveHint: true } } : {}),
       };
       const entry: CatalogEntry = { tool, plugin_id: record.descriptor.id, capability };
       if (capability.output_schema?.type === 'object') {

@@ -3,6 +3,7 @@
 // share one source of truth; only HTTP-specific envelopes are described here.
 import { allProtocolSchemas, SCHEMA_FILES, type SchemaName } from '../protocol/schemas.js';
 import type { JsonObject, JsonValue } from '../protocol/types.js';
+import { accessPaths, accessSchemas } from './openapi-access.js';
 
 export interface OpenApiOptions {
   /** info.version; default the package version. */
@@ -252,9 +253,10 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
       required: ['name', 'role'],
       properties: {
         name: protocolRef('common', '/$defs/plugin_id'),
-        role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt'] },
+        role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller'] },
         plugin_ids: { type: 'array', items: { type: 'string' }, description: 'Plugin ids a plugin credential may act for; default [name].' },
         channels: { type: 'array', items: { type: 'string' }, description: 'Channels a channel credential may act for; default [name].' },
+        users: { type: 'array', items: { type: 'string' }, description: 'Users a channel credential may speak as ("*": anyone); default [name]. Channel credentials only.' },
       },
     },
     NewCredential: {
@@ -273,9 +275,10 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
             required: ['name', 'role', 'plugin_ids', 'channels', 'created_at'],
             properties: {
               name: { type: 'string' },
-              role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt'] },
+              role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller'] },
               plugin_ids: { type: 'array', items: { type: 'string' } },
               channels: { type: 'array', items: { type: 'string' } },
+              users: { type: 'array', items: { type: 'string' } },
               created_at: protocolRef('common', '/$defs/timestamp_ms'),
             },
           },
@@ -313,6 +316,7 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         llm: { type: 'object' },
         builtins: { type: 'array', items: { type: 'object' } },
         python: { type: 'object', description: 'Python plugin hosts: per file under embedded_plugins/, its plugin ids, host pids and load errors.' },
+        access: { type: 'object', description: 'Who can speak as whom: mode (anonymous-loopback, anonymous-lan, credentials, external-broker) and a plain note.' },
       },
     },
     Liveness: {
@@ -460,7 +464,11 @@ function paths(): JsonObject {
     },
     '/v1/plugins/{id}/tools/{tool}/run': {
       post: operation('runTool', 'Invoke a capability directly (through the dispatcher)', ['plugins'], {
-        parameters: [pluginId, pathParameter('tool', 'The capability id.', protocolRef('common', '/$defs/capability_id'))],
+        parameters: [
+          pluginId,
+          pathParameter('tool', 'The capability id.', protocolRef('common', '/$defs/capability_id')),
+          { name: 'confirmed', in: 'query', required: false, description: 'Confirms a capability that requires confirmation (also "confirmed": true in the body).', schema: { enum: ['true', '1', 'false', '0'] } },
+        ],
         requestBody: { required: false, content: json(ref('ToolParameters')) },
         responses: {
           '200': ok('The plugin succeeded.', protocolRef('plugin-result')),
@@ -471,7 +479,9 @@ function paths(): JsonObject {
           '401': error('Unauthorized'),
           ...Object.fromEntries(
             [
+              ['403', "The caller's policy does not allow it (error_code forbidden); the plugin was sent nothing."],
               ['404', 'No such plugin or capability (error_code not_found).'],
+              ['428', 'The capability requires confirmation and the call did not carry "confirmed": true (error_code confirmation_required).'],
               ['429', 'Queue full (error_code busy).'],
               ['502', 'The plugin or its adapter failed (plugin_error, adapter_error).'],
               ['503', 'The plugin is offline or stale, or the call was cancelled.'],
@@ -557,12 +567,19 @@ function errorResponses(): JsonObject {
   return Object.fromEntries(entries.map(([name, description]) => [name, { description, content: json(ref('ErrorBody')) }]));
 }
 
+/** Adds the methods of `extra` to the path items of `base` (a path may get new methods from both). */
+function mergePaths(base: JsonObject, extra: Record<string, JsonObject>): JsonObject {
+  const merged: JsonObject = { ...base };
+  for (const [path, item] of Object.entries(extra)) merged[path] = { ...((merged[path] as JsonObject | undefined) ?? {}), ...item };
+  return merged;
+}
+
 /** The OpenAPI 3.1 document of every route of the Core's HTTP API. */
 export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   const protocol = allProtocolSchemas();
   const components: JsonObject = {};
   for (const [name, schema] of Object.entries(protocol) as [SchemaName, JsonObject][]) components[name] = protocolComponent(name, schema);
-  const http = httpSchemas(components['descriptor'] as JsonObject, components['register'] as JsonObject);
+  const http = { ...httpSchemas(components['descriptor'] as JsonObject, components['register'] as JsonObject), ...accessSchemas() };
   for (const name of Object.keys(http)) {
     if (name in components) throw new Error(`OpenAPI component ${name} is defined twice`);
   }
@@ -586,12 +603,17 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
       { name: 'mcp', description: 'The Core as an MCP server (streamable HTTP).' },
       { name: 'meta', description: 'Status and this document.' },
     ],
-    paths: paths(),
+    paths: mergePaths(paths(), accessPaths()),
     components: {
       schemas: { ...components, ...http },
       responses: errorResponses(),
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'The admin token of the Core.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'The admin token of the Core, or a user token (homeclaw users add <id>), which may call only POST /api/messages, GET/PUT/POST /api/profiles/<own id>, GET /api/plugins/search and /mcp, acting as its user; other routes answer 403.',
+        },
       },
     },
   };

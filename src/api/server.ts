@@ -1,8 +1,10 @@
 // The Core's HTTP server (fastify): bearer auth, one error format, and the route modules of each room.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Principal } from '../access/principal.js';
+import { diskFullMessage } from '../disk-full.js';
 import type { Logger } from '../log.js';
-import { bearerMatches } from './admin-token.js';
 import { errorBody } from './errors.js';
+import { adminOnlyMessage, principalOf, resolvePrincipal, type UserTokenVerifier } from './principal-auth.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -11,11 +13,16 @@ export interface HttpServerOptions {
   log: Logger;
   /** Paths reachable without the token. */
   publicPaths?: string[];
+  /** Per-user tokens; without it only the admin token is accepted. */
+  userTokens?: UserTokenVerifier;
 }
 
 export interface HttpServer {
   app: FastifyInstance;
+  /** True for a request carrying any valid token (admin or user). */
   authorize(request: FastifyRequest): boolean;
+  /** Who the request acts as; resolved once per request by the authentication hook. */
+  principalOf(request: FastifyRequest): Principal;
   listen(): Promise<{ port: number; url: string }>;
   close(): Promise<void>;
 }
@@ -30,21 +37,37 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     bodyLimit: 4 * 1024 * 1024,
   });
   const publicPaths = new Set(['/api/openapi.json', ...(options.publicPaths ?? [])]);
-  const authorize = (request: FastifyRequest): boolean => bearerMatches(request.headers.authorization, options.token);
+  const resolve = (request: FastifyRequest): Principal | undefined =>
+    request.principal ?? resolvePrincipal(request.headers.authorization, options.token, options.userTokens);
+  const authorize = (request: FastifyRequest): boolean => resolve(request) !== undefined;
 
+  app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (publicPaths.has(path)) return;
-    if (!authorize(request)) {
+    const principal = resolve(request);
+    if (!principal) {
       options.log.warn({ path, ip: request.ip }, 'HTTP request without a valid bearer token refused');
       await reply
         .code(401)
         .header('www-authenticate', 'Bearer')
-        .send(errorBody(401, 'missing or invalid bearer token (see <data dir>/admin.token or HOMECLAW_ADMIN_TOKEN)'));
+        .send(errorBody(401, 'missing or invalid bearer token (see <data dir>/admin.token or HOMECLAW_ADMIN_TOKEN, or `homeclaw users add <id>` for a user token)'));
+      return;
+    }
+    request.principal = principal;
+    if (principal.kind === 'user' && !request.is404 && request.routeOptions.config.allow_users !== true) {
+      options.log.warn({ path, method: request.method, user_id: principal.user_id }, 'user token refused on an admin route');
+      await reply.code(403).send(errorBody(403, adminOnlyMessage(principal, request.method, path)));
     }
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; validation?: { instancePath: string; message?: string }[] }, request, reply) => {
+    const full = diskFullMessage(error, `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`);
+    if (full) {
+      options.log.error({ err: error, path: request.url }, 'disk full');
+      void reply.code(507).send(errorBody(507, full));
+      return;
+    }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
     if (status >= 500) options.log.error({ err: error, path: request.url }, 'HTTP handler failed');
     else options.log.info({ path: request.url, status, message: error.message }, 'HTTP request rejected');
@@ -59,6 +82,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   return {
     app,
     authorize,
+    principalOf,
     async listen() {
       await app.listen({ host: options.host, port: options.port });
       const address = app.server.address();

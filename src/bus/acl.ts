@@ -1,6 +1,6 @@
 // Who may publish and subscribe what on the embedded broker. Pure rules over a client identity, so the
 // table-driven test and docs/external-broker-acl.md can be checked against the same function.
-import { isPluginId } from '../protocol/ids.js';
+import { isPluginId, isRequestId } from '../protocol/ids.js';
 import { parseTopic, topics } from '../protocol/topics.js';
 import type { CredentialRole } from './credentials.js';
 
@@ -14,6 +14,8 @@ export interface ClientIdentity {
   pluginIds: readonly string[];
   /** Channels a channel credential may act for. */
   channels: readonly string[];
+  /** Users a channel credential may speak as ("*" = anyone); undefined for other roles. */
+  users?: readonly string[];
 }
 
 export interface AclContext {
@@ -40,6 +42,8 @@ const ALLOW: AclDecision = { allowed: true };
 const deny = (reason: string): AclDecision => ({ allowed: false, reason });
 
 const SYS_PREFIX = '$SYS/';
+/** A capability id as one topic level (never a wildcard). */
+const CAPABILITY_LEVEL = /^[A-Za-z0-9_-]{1,64}$/;
 
 function ownsPlugin(identity: ClientIdentity, pluginId: string | undefined, context: AclContext): boolean {
   if (!isPluginId(pluginId)) return false;
@@ -62,6 +66,11 @@ export function authorizePublishTopic(identity: ClientIdentity, topic: string, c
       return ALLOW;
     }
     return deny('a channel publishes only on its own channel input topic');
+  }
+  if (identity.role === 'caller') {
+    // Which plugin and capability exist is the dispatcher's to answer, on call_result.
+    if (parsed?.kind === 'call' && isPluginId(parsed.param) && CAPABILITY_LEVEL.test(parsed.capability ?? '')) return ALLOW;
+    return deny(`a caller publishes only calls on ${topics.call('<plugin_id>', '<capability_id>')}`);
   }
   // plugin
   switch (parsed?.kind) {
@@ -96,6 +105,11 @@ export function authorizeSubscribeFilter(identity: ClientIdentity, filter: strin
       return ALLOW;
     }
     return deny('a channel subscribes only to its own channel output topic and the Core status');
+  }
+  if (identity.role === 'caller') {
+    // Exact result topics only: a caller reads the results of the request ids it chose, not everyone's.
+    if (parsed?.kind === 'call/invalid' || (parsed?.kind === 'call/result' && isRequestId(parsed.param))) return ALLOW;
+    return deny(`a caller subscribes only to ${topics.callResult('<its request_id>')}, ${topics.callResultInvalid()} and the Core status`);
   }
   // plugin: exact topics only, never wildcards (a + in the param fails the plugin id check)
   if (filter === topics.registeredInvalid()) return ALLOW;

@@ -51,6 +51,8 @@ export interface EmbeddedBrokerHandle {
   identityOf(client: Client): ClientIdentity | undefined;
   /** True for a publish the ACL or the size cap refused: it is acknowledged but delivered to nobody. */
   isDropped(packet: Pick<PublishPacket, 'payload'>): boolean;
+  /** Closes every live session that logged in with this username (a removed or rotated credential). */
+  disconnectUser(username: string): number;
   close(): Promise<void>;
 }
 
@@ -148,6 +150,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
             role: credential.role,
             pluginIds: credential.plugin_ids,
             channels: credential.channels,
+            ...(credential.users ? { users: credential.users } : {}),
           });
         },
         (error: unknown) => {
@@ -279,6 +282,17 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     anonymousAllowed: anonymous,
     identityOf: (client) => identities.get(client),
     isDropped: (packet) => Buffer.isBuffer(packet.payload) && droppedPayloads.has(packet.payload),
+    disconnectUser: (username) => {
+      const clients = Object.values((aedes as unknown as { clients: Record<string, Client | undefined> }).clients);
+      let closed = 0;
+      for (const client of clients) {
+        if (!client || identities.get(client)?.username !== username) continue;
+        log.info({ clientId: client.id, username }, 'session closed: its credential was removed or rotated');
+        client.close();
+        closed++;
+      }
+      return closed;
+    },
     close,
   };
 }

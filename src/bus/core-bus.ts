@@ -25,6 +25,8 @@ export interface PublisherIdentity {
   pluginIds?: string[];
   /** Channels a `channel` credential may act for (default [username]). */
   channels?: string[];
+  /** Users a `channel` credential may speak as ("*" = anyone; default [username]). */
+  users?: string[];
 }
 
 export interface PublishOptions {

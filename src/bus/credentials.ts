@@ -2,13 +2,15 @@
 // shown once, at creation, and cannot be recovered from the database.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { explainBadUserId, isUserId } from '../access/user-id.js';
+import { guardDiskFull } from '../disk-full.js';
 import { explainBadId, isChannelId, isPluginId, PLUGIN_ID_PATTERN } from '../protocol/ids.js';
 
 /**
  * plugin: its own plugin topics; channel: its own channel topics; admin: everything; zigbee2mqtt: a
  * Zigbee2MQTT installation, only under zigbee2mqtt.base_topic.
  */
-export const CREDENTIAL_ROLES = ['plugin', 'channel', 'admin', 'zigbee2mqtt'] as const;
+export const CREDENTIAL_ROLES = ['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller'] as const;
 export type CredentialRole = (typeof CREDENTIAL_ROLES)[number];
 
 export interface CredentialOptions {
@@ -16,7 +18,12 @@ export interface CredentialOptions {
   plugin_ids?: string[];
   /** Channels this credential may act for; default [name]. */
   channels?: string[];
+  /** Users a channel credential may speak as ("*": anyone); default [name]. Channel credentials only. */
+  users?: string[];
 }
+
+/** What changed about a credential, for caches and live sessions that depend on it. */
+export type CredentialChange = 'added' | 'removed' | 'rotated';
 
 /** A credential without its secret: what list() returns and what verify() yields on success. */
 export interface CredentialInfo {
@@ -24,6 +31,8 @@ export interface CredentialInfo {
   role: CredentialRole;
   plugin_ids: string[];
   channels: string[];
+  /** Channel credentials: the users it may speak as ("*" = anyone). */
+  users?: string[];
   created_at: number;
 }
 
@@ -46,6 +55,7 @@ interface CredentialRow {
   kdf: string;
   plugin_ids: string;
   channels: string;
+  users: string | null;
   created_at: number;
 }
 
@@ -60,6 +70,11 @@ function scrypt(password: string, salt: Buffer, keyLength: number, options: Scry
   return new Promise((resolve, reject) => {
     scryptCallback(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
   });
+}
+
+async function hashPassword(password: string): Promise<{ salt: Buffer; hash: Buffer }> {
+  const salt = randomBytes(SALT_BYTES);
+  return { salt, hash: await scrypt(password, salt, KDF.keyLength, { N: KDF.N, r: KDF.r, p: KDF.p }) };
 }
 
 function parseKdf(label: string): { N: number; r: number; p: number; keyLength: number } | null {
@@ -82,6 +97,8 @@ function parseIdList(json: string): string[] {
 }
 
 export class CredentialStore implements CredentialVerifier {
+  private readonly listeners = new Set<(name: string, change: CredentialChange) => void>();
+
   constructor(private readonly db: Database.Database) {
     db.exec(`CREATE TABLE IF NOT EXISTS mqtt_credentials (
       name TEXT PRIMARY KEY,
@@ -93,6 +110,19 @@ export class CredentialStore implements CredentialVerifier {
       channels TEXT NOT NULL,
       created_at INTEGER NOT NULL
     )`);
+    // Databases from before channel user bindings: NULL means the default binding [name].
+    const columns = db.prepare('PRAGMA table_info(mqtt_credentials)').all() as { name: string }[];
+    if (!columns.some((column) => column.name === 'users')) db.exec('ALTER TABLE mqtt_credentials ADD COLUMN users TEXT');
+  }
+
+  /** Called after a credential is added, removed or given a new password. */
+  onChanged(listener: (name: string, change: CredentialChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(name: string, change: CredentialChange): void {
+    for (const listener of this.listeners) listener(name, change);
   }
 
   /** Creates a credential; throws an Error with a clear message on a bad name, role, id or a duplicate. */
@@ -103,22 +133,43 @@ export class CredentialStore implements CredentialVerifier {
     const channels = options.channels ?? [name];
     for (const id of pluginIds) if (!isPluginId(id)) throw new Error(explainBadId(id, 'plugin id'));
     for (const channel of channels) if (!isChannelId(channel)) throw new Error(explainBadId(channel, 'channel'));
-    if (this.row(name)) throw new Error(`credential "${name}" already exists; remove it first to issue a new password`);
+    if (options.users !== undefined && role !== 'channel') {
+      throw new Error(`users binds a channel credential to the people it may speak as; a ${role} credential cannot have users`);
+    }
+    const users = role === 'channel' ? (options.users ?? [name]) : null;
+    for (const user of users ?? []) if (user !== '*' && !isUserId(user)) throw new Error(explainBadUserId(user));
+    if (this.row(name)) throw new Error(`credential "${name}" already exists; remove it first or rotate its password`);
 
     const password = randomBytes(PASSWORD_BYTES).toString('base64url');
-    const salt = randomBytes(SALT_BYTES);
-    const hash = await scrypt(password, salt, KDF.keyLength, { N: KDF.N, r: KDF.r, p: KDF.p });
+    const { salt, hash } = await hashPassword(password);
     try {
-      this.db
-        .prepare(
-          `INSERT INTO mqtt_credentials (name, role, salt, hash, kdf, plugin_ids, channels, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(name, role, salt, hash, KDF_LABEL, JSON.stringify(pluginIds), JSON.stringify(channels), Date.now());
+      guardDiskFull(`storing credential ${name}`, () =>
+        this.db
+          .prepare(
+            `INSERT INTO mqtt_credentials (name, role, salt, hash, kdf, plugin_ids, channels, users, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(name, role, salt, hash, KDF_LABEL, JSON.stringify(pluginIds), JSON.stringify(channels), users ? JSON.stringify(users) : null, Date.now()),
+      );
     } catch (error) {
+      if ((error as { code?: string }).code === 'DISK_FULL') throw error;
       // A concurrent add of the same name lost the race between the check and the insert.
       throw new Error(`credential "${name}" could not be stored: ${(error as Error).message}`);
     }
+    this.changed(name, 'added');
+    return { name, password };
+  }
+
+  /** A new password for an existing credential (shown once); the old one stops working at once. */
+  async rotate(name: string): Promise<NewCredential | undefined> {
+    if (!this.row(name)) return undefined;
+    const password = randomBytes(PASSWORD_BYTES).toString('base64url');
+    const { salt, hash } = await hashPassword(password);
+    const result = guardDiskFull(`rotating credential ${name}`, () =>
+      this.db.prepare('UPDATE mqtt_credentials SET salt = ?, hash = ?, kdf = ? WHERE name = ?').run(salt, hash, KDF_LABEL, name),
+    );
+    if (result.changes === 0) return undefined; // removed meanwhile
+    this.changed(name, 'rotated');
     return { name, password };
   }
 
@@ -142,7 +193,18 @@ export class CredentialStore implements CredentialVerifier {
   }
 
   remove(name: string): boolean {
-    return this.db.prepare('DELETE FROM mqtt_credentials WHERE name = ?').run(name).changes > 0;
+    const removed = guardDiskFull(`removing credential ${name}`, () => this.db.prepare('DELETE FROM mqtt_credentials WHERE name = ?').run(name)).changes > 0;
+    if (removed) this.changed(name, 'removed');
+    return removed;
+  }
+
+  /** Users the channel credentials acting for this channel may speak as (external broker bindings). */
+  usersOfChannel(channel: string): string[] {
+    const users = new Set<string>();
+    for (const credential of this.list()) {
+      if (credential.role === 'channel' && credential.channels.includes(channel)) for (const user of credential.users ?? []) users.add(user);
+    }
+    return [...users];
   }
 
   get(name: string): CredentialInfo | undefined {
@@ -166,6 +228,7 @@ export class CredentialStore implements CredentialVerifier {
       role: row.role as CredentialRole,
       plugin_ids: parseIdList(row.plugin_ids),
       channels: parseIdList(row.channels),
+      ...(row.role === 'channel' ? { users: row.users === null ? [row.name] : parseIdList(row.users) } : {}),
       created_at: row.created_at,
     };
   }

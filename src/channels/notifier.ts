@@ -3,11 +3,13 @@
 // when the broker can tell), else to notifications.default_channel, as a channel reply of kind
 // "notification" with a fresh request_id. The sending plugin must be one the user may reach.
 import { randomUUID } from 'node:crypto';
+import type { AccessPolicy } from '../access/policy.js';
 import type { CoreBus } from '../bus/core-bus.js';
 import type { Logger } from '../log.js';
 import { isChannelId } from '../protocol/ids.js';
 import { topics } from '../protocol/topics.js';
 import type { ChannelMessageOut, NotifyErrorCode } from '../protocol/types.js';
+import type { RegistryApi } from '../registry/registry-api.js';
 import type { LastChannel } from './last-channel-store.js';
 
 export interface Notification {
@@ -35,22 +37,28 @@ export interface Notifier {
 export type PluginNotifyPolicy = (userId: string, pluginId: string) => boolean;
 
 /**
- * The policy check for notifications. Every plugin may notify every user until per-user policy
- * (policy.users.<id>.allow|deny) is wired in here: a plugin the user may not reach must be refused.
+ * The per-user policy (policy.users.<id>.allow|deny) applied to notifications: a plugin may message a
+ * user only if that user may reach at least one of its capabilities; an unknown plugin may not.
  */
-export const mayPluginNotifyUser: PluginNotifyPolicy = () => true;
+export function pluginNotifyPolicy(access: Pick<AccessPolicy, 'mayReachPlugin'>, registry: Pick<RegistryApi, 'get'>): PluginNotifyPolicy {
+  return (userId, pluginId) => {
+    const record = registry.get(pluginId);
+    return record !== undefined && access.mayReachPlugin(userId, record);
+  };
+}
 
 export interface NotifierDeps {
   bus: Pick<CoreBus, 'publish' | 'hasSubscribers'>;
   lastChannels: { get(userId: string): LastChannel | undefined };
   /** notifications.default_channel: used when the user has no (listened-to) last channel. */
   default_channel: string | null;
+  /** Without one, every plugin may notify every user (a Core without per-user policy). */
   mayNotify?: PluginNotifyPolicy;
   log: Logger;
 }
 
 export function createNotifier(deps: NotifierDeps): Notifier {
-  const mayNotify = deps.mayNotify ?? mayPluginNotifyUser;
+  const mayNotify = deps.mayNotify ?? ((): boolean => true);
   const listened = (channel: string): boolean => deps.bus.hasSubscribers?.(topics.channelOut(channel)) !== false;
 
   function target(notification: Notification): { channel: string; session_id?: string } | undefined {

@@ -42,6 +42,11 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_Z2M_ENABLED', path: ['zigbee2mqtt', 'enabled'], kind: 'bool' },
   { name: 'HOMECLAW_Z2M_BASE_TOPIC', path: ['zigbee2mqtt', 'base_topic'], kind: 'string' },
   { name: 'HOMECLAW_Z2M_CONFIRM_TIMEOUT_SEC', path: ['zigbee2mqtt', 'confirm_timeout_sec'], kind: 'number' },
+  { name: 'HOMECLAW_HA_URL', path: ['homeassistant', 'url'], kind: 'string' },
+  { name: 'HOMECLAW_HA_TOKEN', path: ['homeassistant', 'token'], kind: 'string' },
+  { name: 'HOMECLAW_HA_DISCOVERY', path: ['homeassistant', 'discovery'], kind: 'bool' },
+  { name: 'HOMECLAW_HA_DISCOVERY_PREFIX', path: ['homeassistant', 'discovery_prefix'], kind: 'string' },
+  { name: 'HOMECLAW_HA_REFRESH_SEC', path: ['homeassistant', 'refresh_sec'], kind: 'int' },
 ];
 
 function isTree(value: unknown): value is Tree {
@@ -128,9 +133,16 @@ export function loadConfig(options: LoadConfigOptions = {}): ConfigOutcome {
   const validate = ajv.compile(CONFIG_SCHEMA);
   if (!validate(merged)) {
     for (const e of validate.errors ?? []) {
+      if (e.keyword === 'propertyNames') continue; // its nested error below names the key
+      // A key that fails a propertyNames rule (a user id or channel name used as a key) is named in the path.
+      const badKey = (e as { propertyName?: string }).propertyName;
       const extra =
-        e.keyword === 'additionalProperties' ? `/${String((e.params as { additionalProperty?: string }).additionalProperty)}` : '';
-      const message = e.keyword === 'additionalProperties' ? 'unknown setting' : (e.message ?? 'invalid');
+        e.keyword === 'additionalProperties'
+          ? `/${String((e.params as { additionalProperty?: string }).additionalProperty)}`
+          : badKey !== undefined
+            ? `/${badKey}`
+            : '';
+      const message = e.keyword === 'additionalProperties' ? 'unknown setting' : `${badKey !== undefined ? 'invalid name: ' : ''}${e.message ?? 'invalid'}`;
       errors.push({ path: `${e.instancePath}${extra}` || '/', message });
     }
   }

@@ -10,6 +10,11 @@ function obj(properties: Record<string, unknown>): Record<string, unknown> {
   return { type: 'object', additionalProperties: false, properties };
 }
 
+// Mirrors src/access: plugin or plugin.capability patterns with *, and user ids.
+const policyPattern = { type: 'string', pattern: '^[a-z0-9_*-]{1,64}(?:\\.[A-Za-z0-9_*-]{1,64})?$' } as const;
+const userId = { type: 'string', pattern: '^[A-Za-z0-9_.@-]{1,128}$' } as const;
+const policyRule = obj({ allow: { type: 'array', items: policyPattern }, deny: { type: 'array', items: policyPattern } });
+
 export const CONFIG_SCHEMA = obj({
   data_dir: str,
   app_id: { type: 'string', minLength: 1, maxLength: 128 },
@@ -94,5 +99,31 @@ export const CONFIG_SCHEMA = obj({
     timezone: nullableStr,
     user_id: { type: ['string', 'null'], minLength: 1, maxLength: 256 },
     channel: { type: ['string', 'null'], pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
+  }),
+  homeassistant: obj({
+    url: { type: ['string', 'null'], pattern: '^https?://' },
+    token: { type: ['string', 'null'], minLength: 1 },
+    refresh_sec: { type: 'number', minimum: 5 },
+    timeout_sec: posNum,
+    discovery: { type: 'boolean' },
+    // One topic level: Home Assistant's discovery topic is <prefix>/<component>/.../config.
+    discovery_prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+  }),
+  access: obj({
+    channels: {
+      type: 'object',
+      propertyNames: { pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
+      additionalProperties: obj({ users: { type: 'array', items: { type: 'string', pattern: '^(?:\\*|[A-Za-z0-9_.@-]{1,128})$' } } }),
+    },
+    audit: obj({
+      max_entries: { type: 'integer', minimum: 10 },
+      max_age_days: posNum,
+      flush_interval_ms: { type: 'integer', minimum: 10, maximum: 60000 },
+    }),
+  }),
+  policy: obj({
+    default: policyRule,
+    users: { type: 'object', propertyNames: userId, additionalProperties: policyRule },
+    require_confirmation: { type: 'array', items: policyPattern },
   }),
 });

@@ -132,6 +132,48 @@ export interface SchedulerConfig {
   channel: string | null;
 }
 
+export interface HomeAssistantConfig {
+  /** Base URL of Home Assistant (http://homeassistant.local:8123); null: no Home Assistant plugin. */
+  url: string | null;
+  /** Long-lived access token; sent only to Home Assistant, never stored in the registry or logged. */
+  token: string | null;
+  /** How often the exposed entities (and the tool list) are read again, in seconds. */
+  refresh_sec: number;
+  /** Limit for the MCP handshake, tools/list and GetLiveContext, in seconds. */
+  timeout_sec: number;
+  /** Publish MQTT device discovery for the Core and its plugins (needs a broker Home Assistant uses). */
+  discovery: boolean;
+  /** Home Assistant's discovery prefix; its birth message is read on <prefix>/status. */
+  discovery_prefix: string;
+}
+
+/** What one user (or every user without an entry) may reach: plugin or plugin.capability patterns. */
+export interface PolicyRule {
+  allow?: string[];
+  deny?: string[];
+}
+
+export interface PolicyConfig {
+  /** For users without an entry of their own; absent: they may reach everything. */
+  default?: PolicyRule;
+  users: Record<string, PolicyRule>;
+  /** Capabilities that always need the user's confirmation, beside those flagged in their descriptor. */
+  require_confirmation: string[];
+}
+
+export interface AccessConfig {
+  /** Users each channel may speak for when the broker cannot say who published (external broker). */
+  channels: Record<string, { users: string[] }>;
+  audit: {
+    /** The oldest entries beyond this count are deleted. */
+    max_entries: number;
+    /** Entries older than this are deleted. */
+    max_age_days: number;
+    /** Entries are written in batches at most this far apart. */
+    flush_interval_ms: number;
+  };
+}
+
 export interface CoreConfig {
   data_dir: string;
   /** This assistant instance's id (HomeClaw's app_id), sent to plugins in every PluginRequest. */
@@ -151,4 +193,7 @@ export interface CoreConfig {
   zigbee2mqtt: Zigbee2mqttConfig;
   notifications: NotificationsConfig;
   scheduler: SchedulerConfig;
+  homeassistant: HomeAssistantConfig;
+  access: AccessConfig;
+  policy: PolicyConfig;
 }

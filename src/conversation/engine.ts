@@ -15,12 +15,14 @@
 // - Sessions are serialised one message at a time per (channel, user, session); different sessions run
 //   concurrently, so a slow plugin never delays another user.
 import { randomUUID } from 'node:crypto';
+import { diskFullMessage, guardDiskFull } from '../disk-full.js';
 import type { Logger } from '../log.js';
 import type { DispatcherApi, InvocationContext } from '../dispatch/dispatcher-api.js';
 import type { CapabilitySpec, ChannelMessageOut, JsonObject, PluginResult } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { PluginSearchApi, SearchResponse } from '../retrieval/search-api.js';
+import { confirmationQuestion, type ConversationAccess } from './action-confirmation.js';
 import type { LlmClient, LlmMessage, LlmToolCall } from './llm-client.js';
 import { describeSuggestions, extractFreeText, chooseNoLlmRoute, usageOf } from './no-llm-router.js';
 import { describeFailure, postProcess } from './post-process.js';
@@ -92,6 +94,8 @@ export interface ConversationEngineDeps {
   now?: () => Date;
   /** Told of every user message the engine takes (e.g. to remember the user's last channel). */
   onUserMessage?: (key: SessionKey) => void;
+  /** Policy (what the user may reach) and which capabilities need the user's confirmation. */
+  access?: ConversationAccess;
 }
 
 type ReplyBody = Pick<ChannelMessageOut, 'text' | 'kind' | 'plugin_id' | 'capability_id'>;
@@ -151,9 +155,11 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
     }
   }
 
-  async function search(query: string): Promise<SearchResponse> {
+  /** Only plugins the user may reach are ever offered (prompt, find_plugins, no-LLM routing). */
+  async function search(query: string, userId: string): Promise<SearchResponse> {
+    const access = deps.access;
     try {
-      return await deps.retrieval.search(query, { k: deps.settings.top_k });
+      return await deps.retrieval.search(query, { k: deps.settings.top_k, ...(access ? { filter: (record: PluginRecord) => access.mayReachPlugin(userId, record) } : {}) });
     } catch (error) {
       deps.log.warn({ err: error }, 'retrieval failed; continuing without plugins');
       return { query, k: deps.settings.top_k, hits: [], mode: 'bm25' };
@@ -178,12 +184,14 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
 
   function storePending(turn: Turn, call: Omit<PendingCall, 'created_at' | 'expires_at' | 'user_input'>, userInput: string): void {
     const created = now().getTime();
-    deps.pending.set(turn.key, {
-      ...call,
-      user_input: userInput,
-      created_at: created,
-      expires_at: created + deps.settings.pending_ttl_sec * 1000,
-    });
+    guardDiskFull(`saving the question about ${call.plugin_id}.${call.capability_id}`, () =>
+      deps.pending.set(turn.key, {
+        ...call,
+        user_input: userInput,
+        created_at: created,
+        expires_at: created + deps.settings.pending_ttl_sec * 1000,
+      }),
+    );
   }
 
   function clearPending(key: SessionKey): void {
@@ -196,7 +204,8 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
 
   /**
    * Resolves parameters and, when ready, invokes the plugin. `explicit` holds values from this turn or
-   * gathered across the dialogue; `userInput` is the message that started the call.
+   * gathered across the dialogue; `userInput` is the message that started the call; `actionConfirmed`
+   * is true when the user just said "yes" to a capability that requires confirmation.
    */
   async function resolveAndInvoke(
     turn: Turn,
@@ -205,9 +214,27 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
     explicit: JsonObject,
     confirmed: string[],
     userInput: string,
+    actionConfirmed = false,
   ): Promise<{ reply: ReplyBody; result?: PluginResult }> {
     const target = { plugin_id: record.descriptor.id, capability_id: capability.id };
+    // A call the user's policy refuses ends here: no question, no profile read, nothing pending.
+    const refused = deps.dispatcher.precheck?.({ ...target, context: invocationContext(turn), confirmed: true });
+    if (refused) {
+      clearPending(turn.key);
+      return { reply: { text: describeFailure(refused, target.plugin_id, target.capability_id), kind: 'error', ...target }, result: refused };
+    }
+    const mustConfirm = deps.access?.requiresConfirmation(record.descriptor.id, capability) === true && !actionConfirmed;
     const outcome = deps.resolver.resolve({ record, capability, explicit, confirmed, profile: profileOf(turn.message.user_id), system: turn.system });
+    if (mustConfirm && (outcome.status === 'ready' || (outcome.missing.length === 0 && outcome.invalid.length === 0))) {
+      // One question for the action and any value awaiting confirmation; "yes" confirms both. The shown
+      // values are kept, so what runs is exactly what the user saw (not a profile changed meanwhile).
+      const question = confirmationQuestion(record, capability, outcome.values);
+      const uncertain = outcome.status === 'ask' ? outcome.uncertain.map((v) => v.name) : [];
+      const kept: JsonObject = { ...explicit };
+      for (const value of outcome.values) kept[value.name] = value.value;
+      storePending(turn, { ...target, explicit: kept, confirmed, missing: [], uncertain, question, confirm_action: true }, userInput);
+      return { reply: { text: question, kind: 'question', ...target } };
+    }
     if (outcome.status === 'ask') {
       // Invalid values are dropped so the user's next answer replaces them rather than fighting them.
       const invalidNames = new Set(outcome.invalid.map((v) => v.name));
@@ -228,7 +255,7 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
       return { reply: { text: outcome.question, kind: 'question', ...target } };
     }
     clearPending(turn.key);
-    const result = await deps.dispatcher.invoke({ ...target, parameters: outcome.parameters, context: invocationContext(turn) });
+    const result = await deps.dispatcher.invoke({ ...target, parameters: outcome.parameters, context: invocationContext(turn), confirmed: actionConfirmed });
     if (result.ask_user || (result.missing_parameters && result.missing_parameters.length > 0)) {
       const missing = result.missing_parameters ?? [];
       const question =
@@ -295,7 +322,7 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
       case 'confirm': {
         const explicit = { ...pending.explicit, ...interpretation.values };
         const confirmed = unique([...pending.confirmed, ...pending.uncertain]);
-        return (await resolveAndInvoke(turn, record, capability, explicit, confirmed, pending.user_input)).reply;
+        return (await resolveAndInvoke(turn, record, capability, explicit, confirmed, pending.user_input, pending.confirm_action === true)).reply;
       }
       case 'values': {
         const explicit = { ...pending.explicit, ...interpretation.values };
@@ -325,7 +352,8 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
           kind: 'answer',
         };
       case 'plugins': {
-        const records = deps.registry.list();
+        const access = deps.access;
+        const records = deps.registry.list().filter((record) => !access || access.mayReachPlugin(turn.message.user_id, record));
         if (records.length === 0) return { text: 'No plugins are registered.', kind: 'answer' };
         const lines = ['Plugins:'];
         for (const record of [...records].sort((a, b) => a.descriptor.id.localeCompare(b.descriptor.id))) {
@@ -349,7 +377,7 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
   }
 
   async function handleWithoutLlm(turn: Turn): Promise<ReplyBody> {
-    const response = await search(turn.text);
+    const response = await search(turn.text, turn.message.user_id);
     const decision = chooseNoLlmRoute(response, deps.settings.no_llm_threshold);
     if (decision.kind === 'suggest') {
       return { text: describeSuggestions(decision.hits, 'No language model is configured and no plugin clearly matches your message.'), kind: 'answer' };
@@ -362,7 +390,7 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
     if (call.name === TOOL_FIND_PLUGINS) {
       const query = typeof args.query === 'string' ? args.query.trim() : '';
       if (!query) return { kind: 'to_model', content: 'Error: find_plugins needs a non-empty "query" string.' };
-      const response = await search(query);
+      const response = await search(query, turn.message.user_id);
       if (response.hits.length === 0) return { kind: 'to_model', content: `No plugin matches "${query}".` };
       const described = response.hits.map((hit) =>
         describePlugin({ record: hit.record, capability_order: hit.capabilities.map((c) => c.capability_id) }, deps.resolver),
@@ -400,7 +428,7 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
   }
 
   async function handleWithLlm(turn: Turn, llm: LlmClient, historyId: string): Promise<ReplyBody> {
-    const response = await search(turn.text);
+    const response = await search(turn.text, turn.message.user_id);
     const systemPrompt = buildSystemPrompt({
       plugins: response.hits.map((hit) => ({ record: hit.record, capability_order: hit.capabilities.map((c) => c.capability_id) })),
       resolver: deps.resolver,
@@ -434,7 +462,11 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
   }
 
   async function route(turn: Turn, historyId: string): Promise<ReplyBody> {
-    if (isSlashCommand(turn.text)) return handleSlash(turn);
+    if (isSlashCommand(turn.text)) {
+      // A new command means the user moved on: a later bare "yes" must not confirm the older question.
+      clearPending(turn.key);
+      return handleSlash(turn);
+    }
     const continued = await continuePending(turn);
     if (continued) return continued;
     if (!deps.llm) return handleWithoutLlm(turn);
@@ -487,6 +519,8 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
         return { ...base, ...reply };
       } catch (error) {
         deps.log.error({ err: error, request_id, channel: message.channel }, 'conversation failed');
+        const full = diskFullMessage(error, 'saving the conversation state');
+        if (full) return { ...base, text: `Sorry, I could not do that: ${full}.`, kind: 'error' };
         return { ...base, text: 'Sorry, something went wrong while handling your message. Please try again.', kind: 'error' };
       }
     },

@@ -2,7 +2,7 @@
 // same request_id and user_id. Bad input never throws: an error reply when the channel name is valid
 // (so the sender learns what was wrong), otherwise a log line.
 import { randomUUID } from 'node:crypto';
-import type { CoreBus, IncomingMessage } from '../bus/core-bus.js';
+import type { CoreBus, IncomingMessage, PublisherIdentity } from '../bus/core-bus.js';
 import type { Logger } from '../log.js';
 import { isChannelId, isRequestId } from '../protocol/ids.js';
 import { filters, parseTopic, topics } from '../protocol/topics.js';
@@ -16,6 +16,11 @@ export interface MqttChannelOptions {
   log: Logger;
   /** Larger payloads are refused before parsing (config broker.max_payload_bytes). */
   max_payload_bytes: number;
+  /**
+   * Whether the client that published may speak as the message's user (channel bindings). A refusal is
+   * answered on the channel's out topic and nothing else happens. Absent: every user is accepted.
+   */
+  authorizeSpeaker?: (input: { channel: string; user_id: string; publisher?: PublisherIdentity }) => { allowed: true } | { allowed: false; reason: string };
 }
 
 export interface MqttChannels {
@@ -57,6 +62,12 @@ export async function attachMqttChannels(options: MqttChannelOptions): Promise<M
       return;
     }
     const input: ChannelMessageIn = validated.value;
+    const speaker = options.authorizeSpeaker?.({ channel, user_id: input.user_id, ...(message.publisher ? { publisher: message.publisher } : {}) });
+    if (speaker && !speaker.allowed) {
+      log.warn({ channel, user_id: input.user_id, client_id: message.publisher?.clientId, username: message.publisher?.username, reason: speaker.reason }, 'channel message for a user the sender may not speak as refused');
+      await publishReply(channel, errorReply(parsed.value, `This message was refused: ${speaker.reason}.`));
+      return;
+    }
     const reply = await engine.handleMessage({
       channel,
       user_id: input.user_id,

@@ -33,6 +33,10 @@ export function describeFailure(result: PluginResult, pluginId: string, capabili
       return `The plugin ${target} refused the parameters${detail}.`;
     case 'cancelled':
       return `The call to ${target} was cancelled${detail}.`;
+    case 'forbidden':
+      return `You are not allowed to use ${target}. Ask whoever runs this assistant if you need it.`;
+    case 'confirmation_required':
+      return `${target} needs your confirmation first${detail}.`;
     case 'adapter_error':
       return `The Core could not reach the plugin ${target}${detail}.`;
     default:

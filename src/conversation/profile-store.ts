@@ -66,6 +66,16 @@ export class SqliteProfileStore implements ProfileStore {
     write(Object.entries(values));
   }
 
+  /** The whole profile becomes exactly these values, in one transaction. */
+  replace(userId: string, values: Profile): void {
+    const at = this.now();
+    const write = this.db.transaction((entries: [string, JsonValue][]) => {
+      this.db.prepare('DELETE FROM profiles WHERE user_id = ?').run(userId);
+      for (const [key, value] of entries) this.upsertStatement.run(userId, key, JSON.stringify(value), at);
+    });
+    write(Object.entries(values));
+  }
+
   unset(userId: string, keys: string[]): Profile {
     const remove = this.db.transaction((names: string[]) => {
       for (const key of names) this.deleteStatement.run(userId, key);

@@ -77,6 +77,8 @@ export interface PendingCall {
   user_input: string;
   created_at: number;
   expires_at: number;
+  /** The question asks to confirm the action itself (a capability that requires confirmation): "yes" runs it. */
+  confirm_action?: boolean;
 }
 
 export interface SessionKey {

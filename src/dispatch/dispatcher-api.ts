@@ -1,5 +1,5 @@
 // What callers (conversation, HTTP API, MCP server, CLI) ask of the dispatcher.
-import type { JsonObject, PluginResult } from '../protocol/types.js';
+import type { CapabilitySpec, JsonObject, PluginResult } from '../protocol/types.js';
 
 /** What the caller knows about who asks and from where; each field ends up in the PluginRequest when set. */
 export interface InvocationContext {
@@ -25,6 +25,33 @@ export interface InvokeOptions {
   context?: InvocationContext;
   /** Overrides capability/plugin/global timeouts, e.g. for benchmarks. */
   timeout_sec?: number;
+  /** The caller confirmed this very call (a capability that requires confirmation refuses without it). */
+  confirmed?: boolean;
+}
+
+/**
+ * The pre-invoke check every call passes (policy and confirmation). context.user_id set means the call
+ * is made for that user and the user's policy applies; unset means the admin (HTTP admin token, CLI).
+ */
+export interface InvocationGuard {
+  check(input: { plugin_id: string; capability: CapabilitySpec; user_id?: string; confirmed: boolean }): InvocationRefusal | undefined;
+}
+
+export interface InvocationRefusal {
+  code: 'forbidden' | 'confirmation_required';
+  message: string;
+}
+
+/** One finished or refused invocation as the audit log keeps it: never parameter values. */
+export interface InvocationAudit {
+  ts: number;
+  user_id?: string;
+  channel?: string;
+  plugin_id: string;
+  capability_id: string;
+  /** 'ok' or the error code ('plugin_error' when the plugin failed without one). */
+  outcome: string;
+  duration_ms: number;
 }
 
 export interface DispatcherApi {
@@ -33,4 +60,9 @@ export interface DispatcherApi {
    * with error_code (not_found, invalid_params, offline, stale, busy, timeout, adapter_error).
    */
   invoke(options: InvokeOptions): Promise<PluginResult>;
+  /**
+   * The guard's verdict without invoking (audited when refused), for callers that must not even start a
+   * dialogue for a call that would be refused. Undefined means the call may go ahead.
+   */
+  precheck?(options: InvokeOptions): PluginResult | undefined;
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { CapabilitySpec, ErrorCode, PluginRequest, PluginResult, PluginType } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
-import type { DispatcherApi, InvokeOptions } from './dispatcher-api.js';
+import type { DispatcherApi, InvocationAudit, InvocationGuard, InvocationRefusal, InvokeOptions } from './dispatcher-api.js';
 import { ParamValidator } from './param-validator.js';
 import { buildPluginRequest } from './plugin-request.js';
 import { withParameterDefaults } from './parameter-defaults.js';
@@ -33,6 +33,10 @@ export interface DispatcherDeps {
   app_id?: string;
   /** Called once per invocation that reached a plugin's queue, after it ended. */
   onFinished?: (record: InvocationRecord) => void;
+  /** Policy and confirmation, asked before anything is sent: a refusal never reaches the plugin. */
+  guard?: InvocationGuard;
+  /** Called once per invocation, run or refused (the audit log). Must not throw. */
+  audit?: (entry: InvocationAudit) => void;
 }
 
 interface InFlight {
@@ -97,10 +101,13 @@ export class Dispatcher implements DispatcherApi {
   async invoke(options: InvokeOptions): Promise<PluginResult> {
     this.stats.invoked++;
     const request_id = randomUUID();
+    // The audit names the capability that was resolved (the default one when the caller gave none).
+    let auditedCapability = options.capability_id ?? '';
     const fail = (error_code: ErrorCode, error: string): PluginResult => {
       this.stats.failed++;
       if (error_code === 'busy') this.stats.rejected_busy++;
       this.deps.log.info({ request_id, plugin_id: options.plugin_id, error_code, error }, 'invocation refused');
+      this.recordAudit(options, auditedCapability, error_code, 0);
       return { request_id, plugin_id: options.plugin_id, success: false, error, error_code };
     };
 
@@ -114,6 +121,9 @@ export class Dispatcher implements DispatcherApi {
         `plugin "${record.descriptor.id}" has no capability "${options.capability_id ?? ''}" (capabilities: ${known})`,
       );
     }
+    auditedCapability = capability.id;
+    const refusal = this.refusalFor(record, capability, options);
+    if (refusal) return fail(refusal.code, refusal.message);
     if (record.state !== 'online') {
       const code: ErrorCode = record.state === 'stale' ? 'stale' : 'offline';
       const why = record.state_reason ? `: ${record.state_reason}` : '';
@@ -153,7 +163,49 @@ export class Dispatcher implements DispatcherApi {
       context: options.context ?? {},
       ...(this.deps.app_id !== undefined ? { app_id: this.deps.app_id } : {}),
     });
-    return this.run(adapter, record, capability, request, queue, timeoutSec);
+    return this.run(adapter, record, capability, request, queue, timeoutSec, options);
+  }
+
+  precheck(options: InvokeOptions): PluginResult | undefined {
+    const record = this.deps.registry.get(options.plugin_id);
+    const capability = record ? this.findCapability(record, options.capability_id) : undefined;
+    if (!record || !capability) return undefined; // invoke() explains unknown ids itself
+    const refusal = this.refusalFor(record, capability, options);
+    if (!refusal) return undefined;
+    // Counted as an invocation refused at once, like invoke() would have.
+    this.stats.invoked++;
+    this.stats.failed++;
+    this.deps.log.info({ plugin_id: options.plugin_id, capability_id: capability.id, error_code: refusal.code, error: refusal.message }, 'invocation refused');
+    this.recordAudit(options, capability.id, refusal.code, 0);
+    return { request_id: randomUUID(), plugin_id: options.plugin_id, success: false, error: refusal.message, error_code: refusal.code };
+  }
+
+  /** The guard's verdict: the user the call is made for (context.user_id) and whether it was confirmed. */
+  private refusalFor(record: PluginRecord, capability: CapabilitySpec, options: InvokeOptions): InvocationRefusal | undefined {
+    return this.deps.guard?.check({
+      plugin_id: record.descriptor.id,
+      capability,
+      ...(options.context?.user_id !== undefined ? { user_id: options.context.user_id } : {}),
+      confirmed: options.confirmed === true,
+    });
+  }
+
+  private recordAudit(options: InvokeOptions, capabilityId: string, outcome: string, durationMs: number): void {
+    if (!this.deps.audit) return;
+    const context = options.context ?? {};
+    try {
+      this.deps.audit({
+        ts: this.now(),
+        ...(context.user_id !== undefined ? { user_id: context.user_id } : {}),
+        ...(context.channel_name !== undefined ? { channel: context.channel_name } : {}),
+        plugin_id: options.plugin_id,
+        capability_id: capabilityId,
+        outcome,
+        duration_ms: durationMs,
+      });
+    } catch (err) {
+      this.deps.log.error({ err }, 'audit sink failed');
+    }
   }
 
   private run(
@@ -163,6 +215,7 @@ export class Dispatcher implements DispatcherApi {
     request: PluginRequest,
     queue: PQueue,
     timeoutSec: number,
+    options: InvokeOptions,
   ): Promise<PluginResult> {
     const { request_id, plugin_id } = request;
     const controller = new AbortController();
@@ -179,6 +232,7 @@ export class Dispatcher implements DispatcherApi {
         else if (code === 'timeout') this.stats.timed_out++;
         else this.stats.failed++;
         resolve(result);
+        this.recordAudit(options, request.capability_id, result.success ? 'ok' : (result.error_code ?? code ?? 'plugin_error'), this.now() - startedAt);
         try {
           this.deps.onFinished?.({
             request_id,

@@ -18,7 +18,6 @@ export interface CoreReadinessParts {
   db: Database.Database;
   retrieval: { status(): RetrievalStatus };
   registeredPlugins: () => number;
-  env?: Record<string, string | undefined>;
 }
 
 export function createCoreReadiness(parts: CoreReadinessParts): Readiness {
@@ -28,7 +27,7 @@ export function createCoreReadiness(parts: CoreReadinessParts): Readiness {
   readiness.add('retrieval', retrievalProbe(parts.retrieval, parts.registeredPlugins));
   const llm = parts.config.llm;
   if (llm.base_url) readiness.add('llm', (signal) => probeLlm(llm, signal));
-  const homeAssistant = homeAssistantTarget(parts.config, parts.env);
+  const homeAssistant = homeAssistantTarget(parts.config);
   if (homeAssistant) readiness.add('homeassistant', (signal) => probeHomeAssistant(homeAssistant, signal));
   return readiness;
 }

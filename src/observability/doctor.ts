@@ -47,7 +47,6 @@ function enginesRange(): string {
 }
 
 export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-  const env = options.env ?? process.env;
   const checks: DoctorCheck[] = [checkNodeVersion(options.nodeVersion ?? process.version, enginesRange())];
   const loaded = loadConfig(options);
   if (!loaded.ok) {
@@ -62,11 +61,11 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
   const config = loaded.config;
   checks.push({ name: 'config', status: 'pass', detail: loaded.file ? `${loaded.file} is valid` : 'embedded defaults + environment' });
   const timeoutMs = options.timeoutMs ?? 5000;
-  checks.push(...(await Promise.all(configuredChecks(config, env, timeoutMs))));
+  checks.push(...(await Promise.all(configuredChecks(config, timeoutMs))));
   return { ok: checks.every((check) => check.status !== 'fail'), checks };
 }
 
-function configuredChecks(config: CoreConfig, env: Record<string, string | undefined>, timeoutMs: number): Promise<DoctorCheck>[] {
+function configuredChecks(config: CoreConfig, timeoutMs: number): Promise<DoctorCheck>[] {
   const external = config.broker.url !== null && config.broker.url !== '';
   const checks: Promise<DoctorCheck>[] = [];
   if (external) {
@@ -92,7 +91,7 @@ function configuredChecks(config: CoreConfig, env: Record<string, string | undef
       ? probeLlm(config.llm, AbortSignal.timeout(timeoutMs)).then(llmCheck)
       : Promise.resolve(skip('llm', 'no LLM configured (slash commands and direct routing only); set HOMECLAW_LLM_BASE_URL to add one')),
   );
-  const homeAssistant = homeAssistantTarget(config, env);
+  const homeAssistant = homeAssistantTarget(config);
   checks.push(
     homeAssistant
       ? probeHomeAssistant(homeAssistant, AbortSignal.timeout(timeoutMs)).then((result) => homeAssistantCheck(homeAssistant.token !== null, result))

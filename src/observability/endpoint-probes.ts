@@ -63,15 +63,8 @@ export function probeHomeAssistant(target: HomeAssistantTarget, signal: AbortSig
   return probeHttpEndpoint(`${base}/api/`, target.token ? { authorization: `Bearer ${target.token}` } : {}, signal);
 }
 
-/**
- * Where Home Assistant is, when configured: `homeassistant.url` / `homeassistant.token` in the config,
- * else HOMECLAW_HA_URL / HOMECLAW_HA_TOKEN. The config section belongs to the Home Assistant bridge, so
- * it is read structurally here and the check works whether or not that bridge is part of this build.
- */
-export function homeAssistantTarget(config: CoreConfig, env: Record<string, string | undefined> = process.env): HomeAssistantTarget | null {
-  const section = (config as unknown as { homeassistant?: { url?: unknown; token?: unknown } }).homeassistant;
-  const url = typeof section?.url === 'string' && section.url !== '' ? section.url : env.HOMECLAW_HA_URL || null;
-  if (!url) return null;
-  const token = typeof section?.token === 'string' && section.token !== '' ? section.token : env.HOMECLAW_HA_TOKEN || null;
-  return { url, token };
+/** Where Home Assistant is, when configured (the environment overrides are already merged into the config). */
+export function homeAssistantTarget(config: CoreConfig): HomeAssistantTarget | null {
+  const { url, token } = config.homeassistant;
+  return url ? { url, token } : null;
 }

@@ -31,6 +31,13 @@ export const SCHEMA_FILES = {
   'zigbee2mqtt-device-state': 'zigbee2mqtt-device-state.schema.json',
   'zigbee2mqtt-set': 'zigbee2mqtt-set.schema.json',
   'zigbee2mqtt-get': 'zigbee2mqtt-get.schema.json',
+  'call-request': 'call-request.schema.json',
+  'call-rejection': 'call-rejection.schema.json',
+  'ha-core-state': 'ha-core-state.schema.json',
+  'ha-plugin-state': 'ha-plugin-state.schema.json',
+  'ha-button-press': 'ha-button-press.schema.json',
+  'ha-status': 'ha-status.schema.json',
+  'ha-device-discovery': 'ha-device-discovery.schema.json',
 } as const;
 
 export type SchemaName = keyof typeof SCHEMA_FILES;

@@ -1,6 +1,8 @@
 // The topic tree of the plan §3, in one place. Every topic the code publishes or subscribes is built
 // here, and test/protocol/topics.test.ts checks each one against topics/asyncapi.yaml.
 import type {
+  CallRejection,
+  CallRequest,
   ChannelMessageIn,
   ChannelMessageOut,
   ControlMessage,
@@ -11,6 +13,8 @@ import type {
   PluginRequest,
   PluginResult,
   PluginStatusMessage,
+  HaCoreState,
+  HaPluginState,
   RegisterMessage,
   RegistrationAck,
   UnregisterMessage,
@@ -19,6 +23,8 @@ import type { JsonObject } from './types.js';
 import type { Z2mBridgeEvent, Z2mDevice, Z2mDeviceState, Z2mGetCommand, Z2mOnlineState, Z2mSetCommand } from './zigbee2mqtt.js';
 
 export const ROOT = 'homeclaw';
+/** Home Assistant's default discovery prefix (configurable: homeassistant.discovery_prefix). */
+export const HA_DEFAULT_PREFIX = 'homeassistant';
 
 export const topics = {
   coreStatus: (): string => `${ROOT}/core/status`,
@@ -39,6 +45,21 @@ export const topics = {
   channelIn: (channel: string): string => `${ROOT}/channels/${channel}/in`,
   channelOut: (channel: string): string => `${ROOT}/channels/${channel}/out`,
   events: (kind: EventKind): string => `${ROOT}/events/${kind}`,
+  /** The MQTT front door: a caller asks for one capability of one plugin. */
+  call: (pluginId: string, capabilityId: string): string => `${ROOT}/call/${pluginId}/${capabilityId}`,
+  callResult: (requestId: string): string => `${ROOT}/call_result/${requestId}`,
+  /** Answers to calls whose request_id could not be read ('_invalid' is never a front-door request id). */
+  callResultInvalid: (): string => `${ROOT}/call_result/_invalid`,
+  /** State of the Core's Home Assistant device (retained). */
+  haCoreState: (): string => `${ROOT}/ha/core/state`,
+  /** State of one plugin's Home Assistant device (retained). */
+  haPluginState: (pluginId: string): string => `${ROOT}/ha/plugins/${pluginId}/state`,
+  /** Command topic of a plugin capability's button in Home Assistant. */
+  haPress: (pluginId: string, capabilityId: string): string => `${ROOT}/ha/plugins/${pluginId}/press/${capabilityId}`,
+  /** Home Assistant MQTT device discovery (retained; an empty payload removes the device). */
+  haDiscovery: (prefix: string, objectId: string): string => `${prefix}/device/${objectId}/config`,
+  /** Home Assistant's birth and will ("online" / "offline"). */
+  haStatus: (prefix: string): string => `${prefix}/status`,
 } as const;
 
 export type EventKind = 'registry' | 'invocation';
@@ -52,6 +73,13 @@ export const filters = {
   register: `${ROOT}/plugins/register`,
   unregister: `${ROOT}/plugins/unregister`,
   notify: `${ROOT}/plugins/notify/+`,
+  call: `${ROOT}/call/+/+`,
+  haPress: `${ROOT}/ha/plugins/+/press/+`,
+} as const;
+
+/** Filters under Home Assistant's configurable discovery prefix. */
+export const haFilters = {
+  discovery: (prefix: string): string => `${prefix}/device/+/config`,
 } as const;
 
 /** Topic kind → payload type: the typed topic map. */
@@ -70,20 +98,41 @@ export interface TopicPayloads {
   'channel/in': ChannelMessageIn;
   'channel/out': ChannelMessageOut;
   event: JsonObject;
+  call: CallRequest;
+  'call/result': PluginResult;
+  'call/invalid': CallRejection;
+  'ha/core-state': HaCoreState;
+  'ha/plugin-state': HaPluginState;
+  /** The plain-text payload a Home Assistant button publishes ("PRESS"). */
+  'ha/press': string;
+  'ha/discovery': JsonObject;
+  /** Home Assistant's plain-text birth and will. */
+  'ha/status': string;
 }
 
 export type TopicKind = keyof TopicPayloads;
 
 export interface ParsedTopic {
   kind: TopicKind;
-  /** plugin id, request id or channel name, when the topic carries one. */
+  /** plugin id, request id, channel name or discovery object id, when the topic carries one. */
   param?: string;
+  /** The capability id of call and button topics. */
+  capability?: string;
 }
 
-/** Recognises a topic of the tree; null for anything else. The param is NOT validated here. */
-export function parseTopic(topic: string): ParsedTopic | null {
+/**
+ * Recognises a topic of the tree (and Home Assistant's discovery and status topics under haPrefix);
+ * null for anything else. The params are NOT validated here.
+ */
+export function parseTopic(topic: string, haPrefix: string = HA_DEFAULT_PREFIX): ParsedTopic | null {
   const parts = topic.split('/');
+  if (parts[0] === haPrefix && parts[0] !== ROOT) return parseHaTopic(parts);
   if (parts[0] !== ROOT) return null;
+  if (parts[1] === 'call' && parts.length === 4) return { kind: 'call', param: parts[2], capability: parts[3] };
+  if (parts[1] === 'call_result' && parts.length === 3) {
+    return parts[2] === '_invalid' ? { kind: 'call/invalid' } : { kind: 'call/result', param: parts[2] };
+  }
+  if (parts[1] === 'ha') return parseHomeclawHaTopic(parts);
   if (parts.length === 3 && parts[1] === 'core' && parts[2] === 'status') return { kind: 'core/status' };
   if (parts[1] === 'plugins') {
     if (parts.length === 3 && parts[2] === 'register') return { kind: 'register' };
@@ -110,6 +159,20 @@ export function parseTopic(topic: string): ParsedTopic | null {
     return null;
   }
   if (parts[1] === 'events' && parts.length === 3) return { kind: 'event', param: parts[2] };
+  return null;
+}
+
+function parseHaTopic(parts: string[]): ParsedTopic | null {
+  if (parts.length === 2 && parts[1] === 'status') return { kind: 'ha/status' };
+  if (parts.length === 4 && parts[1] === 'device' && parts[3] === 'config') return { kind: 'ha/discovery', param: parts[2] };
+  return null;
+}
+
+function parseHomeclawHaTopic(parts: string[]): ParsedTopic | null {
+  if (parts.length === 4 && parts[2] === 'core' && parts[3] === 'state') return { kind: 'ha/core-state' };
+  if (parts[2] !== 'plugins') return null;
+  if (parts.length === 5 && parts[4] === 'state') return { kind: 'ha/plugin-state', param: parts[3] };
+  if (parts.length === 6 && parts[4] === 'press') return { kind: 'ha/press', param: parts[3], capability: parts[5] };
   return null;
 }
 

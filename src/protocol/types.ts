@@ -50,6 +50,8 @@ export interface CapabilitySpec {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path?: string;
   timeout_sec?: number;
+  /** The action has effects worth a second thought (unlocking, buying, deleting): always confirmed first. */
+  requires_confirmation?: boolean;
 }
 
 /** Plugin config: type-specific settings plus the parameter defaults of the seed. Never sent to the LLM. */
@@ -153,7 +155,11 @@ export type ErrorCode =
   | 'timeout'
   | 'plugin_error'
   | 'adapter_error'
-  | 'cancelled';
+  | 'cancelled'
+  /** The caller's policy does not allow this capability; the plugin was sent nothing. */
+  | 'forbidden'
+  /** The capability requires confirmation and the call did not carry "confirmed": true. */
+  | 'confirmation_required';
 
 export interface PluginResult {
   request_id: string;
@@ -224,4 +230,44 @@ export interface ValidationIssue {
   /** JSON Pointer-like path to the offending value, '' for the root. */
   path: string;
   message: string;
+}
+
+/** What a caller publishes on the front door topic homeclaw/call/<plugin_id>/<capability_id>. */
+export interface CallRequest {
+  /** Chosen by the caller; the result comes back on homeclaw/call_result/<request_id>. */
+  request_id: string;
+  parameters?: JsonObject;
+  /** The user the call is made for; per-user policy applies to it. */
+  user_id?: string;
+}
+
+/** The answer on homeclaw/call_result/_invalid to a call whose request_id could not be read. */
+export interface CallRejection {
+  /** The topic the call arrived on. */
+  topic: string;
+  success: false;
+  error: string;
+  error_code: ErrorCode;
+}
+
+/** State of the Core's device in Home Assistant (homeclaw/ha/core/state, retained). */
+export interface HaCoreState {
+  plugins_online: number;
+  plugins_total: number;
+  /** Invocations that ended in the last 60 seconds. */
+  calls_per_minute: number;
+  retrieval: 'ok' | 'degraded' | 'disabled';
+  /** Why retrieval is degraded; null otherwise. */
+  retrieval_reason: string | null;
+  ts: number;
+}
+
+/** State of one plugin's device in Home Assistant (homeclaw/ha/plugins/<id>/state, retained). */
+export interface HaPluginState {
+  state: 'online' | 'stale' | 'offline' | 'error';
+  reason: string | null;
+  /** "success" or the error code of the last invocation; null before the first. */
+  last_outcome: string | null;
+  last_latency_ms: number | null;
+  ts: number;
 }

@@ -22,6 +22,14 @@ export const TOPIC_SCHEMAS: Record<TopicKind, SchemaName> = {
   'channel/in': 'channel-message-in',
   'channel/out': 'channel-message-out',
   event: 'event',
+  call: 'call-request',
+  'call/result': 'plugin-result',
+  'call/invalid': 'call-rejection',
+  'ha/core-state': 'ha-core-state',
+  'ha/plugin-state': 'ha-plugin-state',
+  'ha/press': 'ha-button-press',
+  'ha/discovery': 'ha-device-discovery',
+  'ha/status': 'ha-status',
 };
 
 /**

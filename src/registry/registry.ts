@@ -3,6 +3,7 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from '../log.js';
 import { descriptorContentHash } from '../protocol/descriptor/content-hash.js';
 import { explainBadId, isPluginId } from '../protocol/ids.js';
+import { guardDiskFull } from '../disk-full.js';
 import type { TypedEventBus } from './events.js';
 import type { PluginRecord, PluginState } from './record.js';
 import type { RegisterInput, RegisterOutcome, RegistryApi, UnregisterOutcome } from './registry-api.js';
@@ -65,7 +66,7 @@ export class Registry implements RegistryApi {
       registered_at: existing?.registered_at ?? now,
       updated_at: now,
     };
-    this.store.save(record);
+    guardDiskFull(`registering plugin ${descriptor.id}`, () => this.store.save(record));
     this.records.set(descriptor.id, record);
     if (!existing) {
       this.log.info({ plugin_id: descriptor.id, type: descriptor.type, owner }, 'plugin registered');
@@ -99,6 +100,21 @@ export class Registry implements RegistryApi {
     this.log.info({ plugin_id: pluginId }, 'plugin removed');
     this.events.emit('plugin.removed', { record: existing });
     return { ok: true, record: existing };
+  }
+
+  /**
+   * Gives an id to another owner (an admin's transfer, or a credential claiming an id an anonymous client
+   * held). Built-in ids never move. Returns the updated record, or an error for the caller to show.
+   */
+  transfer(pluginId: string, owner: string): { ok: true; record: PluginRecord; previous_owner: string } | { ok: false; error: string } {
+    const existing = this.records.get(pluginId);
+    if (!existing) return { ok: false, error: `no plugin "${pluginId}" is registered` };
+    if (existing.owner === BUILTIN_OWNER) return { ok: false, error: `plugin "${pluginId}" is built in; its id cannot change owner` };
+    const record: PluginRecord = { ...existing, owner, updated_at: this.now() };
+    this.store.save(record);
+    this.records.set(pluginId, record);
+    this.log.warn({ plugin_id: pluginId, owner, previous_owner: existing.owner }, 'plugin id given to a new owner');
+    return { ok: true, record, previous_owner: existing.owner };
   }
 
   /** Removal by the built-in loader, which owns its ids. */

@@ -1,7 +1,7 @@
 // The `find_plugins` tool of the Core's MCP server: lets an MCP client (an agent, an IDE) ask which
 // plugins fit a request. Bad arguments come back as a readable error text, never as an exception.
 import type { JsonObject } from '../protocol/types.js';
-import type { PluginSearchApi } from './search-api.js';
+import type { PluginSearchApi, SearchOptions } from './search-api.js';
 import { MAX_K } from './search-request.js';
 import { searchView } from './search-view.js';
 
@@ -10,8 +10,8 @@ export interface FindPluginsTool {
   name: 'find_plugins';
   description: string;
   inputSchema: JsonObject;
-  /** Resolves to the text of the MCP result; a refused request reads "Error: ...". */
-  handler(args: Record<string, unknown>): Promise<string>;
+  /** Resolves to the text of the MCP result; a refused request reads "Error: ...". scope.filter limits the plugins (a user's policy). */
+  handler(args: Record<string, unknown>, scope?: Pick<SearchOptions, 'filter'>): Promise<string>;
 }
 
 export function findPluginsTool(search: PluginSearchApi): FindPluginsTool {
@@ -29,11 +29,11 @@ export function findPluginsTool(search: PluginSearchApi): FindPluginsTool {
       required: ['query'],
       additionalProperties: false,
     },
-    async handler(args: Record<string, unknown>) {
+    async handler(args: Record<string, unknown>, scope: Pick<SearchOptions, 'filter'> = {}) {
       const input: Record<string, unknown> = typeof args === 'object' && args !== null ? args : {};
       if (typeof input.query !== 'string') return 'Error: find_plugins needs "query": a string saying what the user wants done';
       if (input.k !== undefined && typeof input.k !== 'number') return `Error: "k" must be a whole number between 1 and ${MAX_K}`;
-      const options = input.k === undefined ? {} : { k: input.k };
+      const options: SearchOptions = { ...(input.k === undefined ? {} : { k: input.k }), ...(scope.filter ? { filter: scope.filter } : {}) };
       const response = await search.search(input.query, options);
       if (response.error) return `Error: ${response.error}`;
       const view = searchView(response);

@@ -157,7 +157,7 @@ export class Retrieval implements PluginSearchApi {
     const includeUnroutable = options.include_unroutable ?? false;
     const eligible = (id: string): PluginRecord | undefined => {
       const record = this.registry.get(id);
-      return record && (includeUnroutable || isRoutable(record)) ? record : undefined;
+      return record && (includeUnroutable || isRoutable(record)) && (options.filter?.(record) ?? true) ? record : undefined;
     };
 
     const bm25 = new Map<string, number>();

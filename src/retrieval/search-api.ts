@@ -23,6 +23,8 @@ export interface SearchOptions {
   k?: number;
   /** Include stale/offline plugins (default false: only routable ones). */
   include_unroutable?: boolean;
+  /** Only plugins this accepts are ranked (e.g. those the asking user's policy lets them reach). */
+  filter?: (record: PluginRecord) => boolean;
 }
 
 export interface SearchResponse {

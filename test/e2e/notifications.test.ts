@@ -1,6 +1,7 @@
 // Pushing to a user on the real Core: an SDK plugin in another process calls notify() and the user's last
 // channel (remembered per user, kept across a restart) gets a message of kind "notification"; other
-// clients cannot speak for the plugin, retained and malformed messages are refused with the reason; a
+// clients cannot speak for the plugin, a plugin the user's policy keeps them from may not message them,
+// retained and malformed messages are refused with the reason; a
 // user with no channel goes to notifications.default_channel; a plugin's config.yml `tasks` run on their
 // schedule and their results reach the configured user.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -72,7 +73,12 @@ async function startCore(dataDir?: string): Promise<void> {
   core = await startTestCore({
     pluginsDir: makePluginsDir({ builtins: [TICKER] }),
     ...(dataDir ? { dataDir } : {}),
-    overrides: { broker: { port }, notifications: { default_channel: 'board' }, scheduler: { user_id: 'alice' } },
+    overrides: {
+      broker: { port },
+      notifications: { default_channel: 'board' },
+      scheduler: { user_id: 'alice' },
+      policy: { users: { kid: { deny: ['doorbell'] } }, require_confirmation: [] },
+    },
   });
 }
 
@@ -111,6 +117,17 @@ describe('homeclaw/plugins/notify and the SDK notify()', () => {
     const waiting = notificationOn(board, 'board', 'Parcel for Bob.');
     expect(await doorbell.notify('bob', 'Parcel for Bob.')).toEqual({ event: 'notified', channel: 'board' });
     expect((await waiting).json<ChannelMessageOut>()).toMatchObject({ user_id: 'bob' });
+  });
+
+  it("refuses a plugin the user's policy does not let them reach, and says so", async () => {
+    expect((await channelUser(alice, 'phone', 'kid').say('/help')).kind).toBe('answer');
+    expect(await doorbell.notify('kid', 'Open the door!')).toMatchObject({
+      event: 'refused',
+      name: 'PluginNotifyError',
+      code: 'forbidden',
+      message: 'user "kid" may not reach plugin "doorbell"',
+    });
+    expect(await alice.quiet(topics.channelOut('phone'), 1000, (m) => m.json<ChannelMessageOut>().text === 'Open the door!')).toBe(true);
   });
 
   it('refuses what another client publishes for the plugin, retained messages and malformed ones', async () => {

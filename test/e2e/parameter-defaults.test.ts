@@ -1,6 +1,7 @@
 // Parameter defaults on every path, on the real Core with the shipped buy plugin and the seed's own
 // config.yml (PluginParameterCollection §3.3 and Flow 1): a direct call that leaves out what config
-// provides succeeds the same way over the HTTP run route, `homeclaw invoke`, MCP and the conversation.
+// provides succeeds the same way over the HTTP run route, `homeclaw invoke`, MCP, the MQTT front door
+// and the conversation.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -81,6 +82,19 @@ describe('defaults from config on every path', () => {
       expect(reply.text).toMatch(EXPECTED);
     } finally {
       await client.end();
+    }
+  });
+
+  it('MQTT front door homeclaw/call/buy/place_order with only the item', async () => {
+    const caller: TestClient = await connectTestClient(core.mqttUrl, { clientId: 'defaults-automation' });
+    try {
+      await caller.subscribe(topics.callResult('order-1'));
+      await caller.publish(topics.call('buy', 'place_order'), { request_id: 'order-1', parameters: { item: 'milk' } });
+      const result = (await caller.waitFor(topics.callResult('order-1'))).json<PluginResult>();
+      expect(result.success).toBe(true);
+      expect(result.text).toMatch(EXPECTED);
+    } finally {
+      await caller.end();
     }
   });
 

@@ -155,11 +155,10 @@ describe('the Core probes', () => {
     expect(await probeHomeAssistant({ url, token: null }, signal())).toMatchObject({ up: false, problem: 'unauthorized' });
   });
 
-  it('finds Home Assistant in the config section first, then in HOMECLAW_HA_URL / HOMECLAW_HA_TOKEN', () => {
+  it('finds Home Assistant in the homeassistant config section (where HOMECLAW_HA_URL / _TOKEN land)', () => {
     const base = DEFAULT_CONFIG as CoreConfig;
-    expect(homeAssistantTarget(base, {})).toBeNull();
-    expect(homeAssistantTarget(base, { HOMECLAW_HA_URL: 'http://ha:8123', HOMECLAW_HA_TOKEN: 't' })).toEqual({ url: 'http://ha:8123', token: 't' });
-    const withSection = { ...base, homeassistant: { url: 'http://config:8123', token: 'from-config' } } as unknown as CoreConfig;
-    expect(homeAssistantTarget(withSection, { HOMECLAW_HA_URL: 'http://env:8123' })).toEqual({ url: 'http://config:8123', token: 'from-config' });
+    expect(homeAssistantTarget(base)).toBeNull();
+    const withSection = { ...base, homeassistant: { ...base.homeassistant, url: 'http://config:8123', token: 'from-config' } };
+    expect(homeAssistantTarget(withSection)).toEqual({ url: 'http://config:8123', token: 'from-config' });
   });
 });

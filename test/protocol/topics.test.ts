@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { findPackageRoot } from '../../src/package-root.js';
 import {
   filters,
+  haFilters,
   parseTopic,
   parseZigbee2mqttTopic,
   topicMatches,
@@ -38,6 +39,14 @@ const samples: Record<keyof typeof topics, () => string> = {
   channelIn: () => topics.channelIn('cli'),
   channelOut: () => topics.channelOut('telegram'),
   events: () => topics.events('registry'),
+  call: () => topics.call('weather', 'forecast'),
+  callResult: () => topics.callResult('3f2c9a1e-5b7d-4c2e'),
+  callResultInvalid: () => topics.callResultInvalid(),
+  haCoreState: () => topics.haCoreState(),
+  haPluginState: () => topics.haPluginState('weather'),
+  haPress: () => topics.haPress('weather', 'forecast'),
+  haDiscovery: () => topics.haDiscovery('homeassistant', 'homeclaw_weather'),
+  haStatus: () => topics.haStatus('homeassistant'),
 };
 const eventKinds: EventKind[] = ['registry', 'invocation'];
 
@@ -59,17 +68,27 @@ function addressRegex(address: string): RegExp {
   return new RegExp(`^${escaped.replace(/\{[a-z_]+\}/g, '[^/+#]+')}$`);
 }
 
-/** The channels a concrete topic belongs to; a literal address beats a template (registered/_invalid). */
+/**
+ * The channels a concrete topic belongs to; a literal address beats a template (registered/_invalid),
+ * and among templates the most literal one wins ({discovery_prefix}/status over Zigbee2MQTT's
+ * {base_topic}/{friendly_name}, which matches any two levels).
+ */
 function channelsFor(topic: string): string[] {
   const literal = Object.entries(channels).filter(([, c]) => c.address === topic).map(([id]) => id);
   if (literal.length > 0) return literal;
-  return Object.entries(channels).filter(([, c]) => addressRegex(c.address).test(topic)).map(([id]) => id);
+  const matching = Object.entries(channels).filter(([, c]) => addressRegex(c.address).test(topic));
+  const literalLength = (address: string): number => address.replace(/\{[a-z_]+\}/g, '').length;
+  const best = Math.max(...matching.map(([, c]) => literalLength(c.address)));
+  return matching.filter(([, c]) => literalLength(c.address) === best).map(([id]) => id);
 }
 
-/** A subscription filter covers a channel when it is the address with every {param} replaced by '+'. */
+/**
+ * A subscription filter covers a channel when it is the address with every {param} replaced by '+'
+ * ({discovery_prefix} by Home Assistant's default prefix: it is configured, never a wildcard).
+ */
 function channelsForFilter(filter: string): string[] {
   return Object.entries(channels)
-    .filter(([, c]) => c.address.replace(/\{[a-z_]+\}/g, '+') === filter)
+    .filter(([, c]) => c.address.replace('{discovery_prefix}', 'homeassistant').replace(/\{[a-z_]+\}/g, '+') === filter)
     .map(([id]) => id);
 }
 
@@ -105,7 +124,7 @@ describe('topics.ts against asyncapi.yaml', () => {
       // The parser of topics.ts recognises every topic the document describes.
       expect(parseTopic(topic), topic).not.toBeNull();
     }
-    for (const filter of Object.values(filters)) {
+    for (const filter of [...Object.values(filters), haFilters.discovery('homeassistant')]) {
       const matched = channelsForFilter(filter);
       expect(matched, `filter ${filter}`).toHaveLength(1);
       matched.forEach((id) => used.add(id));

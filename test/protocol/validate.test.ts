@@ -72,7 +72,7 @@ const kinds: Record<TopicKind, KindCase> = {
         errors: [
           { path: '/request_id', message: REQUEST_ID_MSG },
           { path: '/success', message: 'must be boolean' },
-          { path: '/error_code', message: 'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled"' },
+          { path: '/error_code', message: 'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled", "forbidden", "confirmation_required"' },
         ],
       },
     ],
@@ -106,6 +106,47 @@ const kinds: Record<TopicKind, KindCase> = {
   event: {
     good: [{ type: 'plugin.registered', plugin_id: 'weather', ts: now }, {}],
     bad: [{ value: { type: '', plugin_id: 'A' }, errors: [{ path: '/type', message: 'must NOT have fewer than 1 characters' }, { path: '/plugin_id', message: PLUGIN_ID_MSG }] }],
+  },
+  call: {
+    good: [{ request_id: 'ha-1' }, { request_id: 'c0ffee', parameters: { city: 'Oslo' }, user_id: 'alice' }],
+    bad: [
+      {
+        value: { request_id: '_invalid', parameters: [], extra: 1 },
+        errors: [
+          { path: '/request_id', message: 'must match pattern "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$"' },
+          { path: '/parameters', message: 'must be object' },
+          { path: '/extra', message: 'is not an allowed property' },
+        ],
+      },
+    ],
+  },
+  'call/result': {
+    good: [{ request_id: 'ha-1', plugin_id: 'weather', success: false, error: 'no plugin', error_code: 'not_found' }],
+    bad: [{ value: { request_id: 'ha-1', plugin_id: 'weather' }, errors: [{ path: '/success', message: 'is required' }] }],
+  },
+  'call/invalid': {
+    good: [{ topic: 'homeclaw/call/weather/forecast', success: false, error: 'payload is not valid JSON', error_code: 'invalid_params' }],
+    bad: [{ value: { topic: 't', success: true, error: 'x', error_code: 'nope' }, errors: [{ path: '/success', message: 'must be equal to constant' }, { path: '/error_code', message: 'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled"' }] }],
+  },
+  'ha/core-state': {
+    good: [{ plugins_online: 3, plugins_total: 4, calls_per_minute: 0, retrieval: 'degraded', retrieval_reason: 'chroma down', ts: now }],
+    bad: [{ value: { plugins_online: -1, plugins_total: 4, calls_per_minute: 1, retrieval: 'fine', ts: now }, errors: [{ path: '/plugins_online', message: 'must be >= 0' }, { path: '/retrieval', message: 'must be one of: "ok", "degraded", "disabled"' }, { path: '/retrieval_reason', message: 'is required' }] }],
+  },
+  'ha/plugin-state': {
+    good: [{ state: 'online', reason: null, last_outcome: null, last_latency_ms: null, ts: now }, { state: 'stale', reason: 'no heartbeat', last_outcome: 'timeout', last_latency_ms: 30000, ts: now }],
+    bad: [{ value: { state: 'up', reason: null, last_outcome: null, ts: now }, errors: [{ path: '/last_latency_ms', message: 'is required' }, { path: '/state', message: 'must be one of: "online", "stale", "offline", "error"' }] }],
+  },
+  'ha/press': {
+    good: ['PRESS'],
+    bad: [{ value: 'press', errors: [{ path: '', message: 'must be equal to constant' }] }],
+  },
+  'ha/discovery': {
+    good: [{ dev: { ids: ['homeclaw_core'], name: 'HomeClaw Core' }, o: { name: 'HomeClaw Bus' }, cmps: { connectivity: { p: 'binary_sensor', unique_id: 'homeclaw_core_connectivity' } } }],
+    bad: [{ value: { dev: { ids: [] , name: 'x' }, o: {}, cmps: { a: { p: 'light', unique_id: 'u' } } }, errors: [{ path: '/dev/ids', message: 'must NOT have fewer than 1 items' }, { path: '/o/name', message: 'is required' }, { path: '/cmps/a/p', message: 'must be one of: "binary_sensor", "sensor", "button"' }] }],
+  },
+  'ha/status': {
+    good: ['online', 'offline'],
+    bad: [{ value: 'restarting', errors: [{ path: '', message: 'must be one of: "online", "offline"' }] }],
   },
 };
 

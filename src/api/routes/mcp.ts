@@ -5,13 +5,17 @@ import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../../access/principal.js';
 import { OutputSchemaCheck } from '../mcp-output-check.js';
 import { createMcpSessionServer, type McpServerDeps, type McpSessionServer } from '../mcp-server.js';
 import { InputSchemaCache } from '../mcp-tool-catalog.js';
+import { principalOf as requestPrincipal, USER_ROUTE } from '../principal-auth.js';
 
 export interface McpRouteDeps extends McpServerDeps {
   /** Bearer check shared with the rest of the HTTP API. */
   authorize(request: FastifyRequest): boolean;
+  /** Who a request acts as; a session acts as the principal that initialized it. Default: the server's hook. */
+  principalOf?: (request: FastifyRequest) => Principal;
   /** A session without any request for this long is closed. Default 30 minutes. */
   session_idle_timeout_ms?: number;
   /** Default '/mcp'. */
@@ -27,6 +31,11 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   mcp: McpSessionServer;
   last_seen: number;
+  principal: Principal;
+}
+
+function samePrincipal(a: Principal, b: Principal): boolean {
+  return a.kind === b.kind && (a.kind === 'admin' || a.user_id === (b as { user_id: string }).user_id);
 }
 
 function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
@@ -79,6 +88,15 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Mcp
     return typeof header === 'string' && header.length > 0 ? header : undefined;
   };
 
+  const principalOf = deps.principalOf ?? requestPrincipal;
+  /** A session id is not a credential: another token may not use it. */
+  const foreign = (session: Session, request: FastifyRequest, reply: FastifyReply): boolean => {
+    if (samePrincipal(session.principal, principalOf(request))) return false;
+    log.warn({ ip: request.ip }, 'MCP session used with another token refused');
+    void jsonRpcError(reply, 403, -32001, 'this MCP session belongs to another token; initialize your own session');
+    return true;
+  };
+
   const forward = async (session: Session, request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     session.last_seen = Date.now();
     reply.hijack();
@@ -91,25 +109,27 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Mcp
     }
   };
 
-  app.post(path, async (request, reply) => {
+  app.post(path, USER_ROUTE, async (request, reply) => {
     if (refuse(request, reply)) return reply;
     const id = sessionIdOf(request);
     if (id) {
       const session = sessions.get(id);
       // 404 tells the client its session is gone so it starts a new one (MCP spec).
       if (!session) return jsonRpcError(reply, 404, -32001, `MCP session ${id} not found (expired or closed); initialize again`);
+      if (foreign(session, request, reply)) return reply;
       await forward(session, request, reply);
       return reply;
     }
     if (!isInitializeRequest(request.body)) {
       return jsonRpcError(reply, 400, -32000, 'no mcp-session-id header: the first request of a session must be initialize');
     }
-    const mcp = createMcpSessionServer(serverDeps);
+    const principal = principalOf(request);
+    const mcp = createMcpSessionServer({ ...serverDeps, principal });
     let session: Session | undefined;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
-        session = { transport, mcp, last_seen: Date.now() };
+        session = { transport, mcp, last_seen: Date.now(), principal };
         sessions.set(sessionId, session);
         log.info({ mcp_session: sessionId, sessions: sessions.size }, 'MCP session started');
       },
@@ -118,7 +138,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Mcp
       if (transport.sessionId) void closeSession(transport.sessionId, 'client closed');
     };
     await mcp.server.connect(transport);
-    await forward(session ?? { transport, mcp, last_seen: Date.now() }, request, reply);
+    await forward(session ?? { transport, mcp, last_seen: Date.now(), principal }, request, reply);
     if (!transport.sessionId) await mcp.close(); // initialize was refused: nothing to keep
     return reply;
   });
@@ -129,11 +149,12 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Mcp
     if (!id) return jsonRpcError(reply, 400, -32000, 'mcp-session-id header required');
     const session = sessions.get(id);
     if (!session) return jsonRpcError(reply, 404, -32001, `MCP session ${id} not found (expired or closed)`);
+    if (foreign(session, request, reply)) return reply;
     await forward(session, request, reply);
     return reply;
   };
-  app.get(path, withSession);
-  app.delete(path, withSession);
+  app.get(path, USER_ROUTE, withSession);
+  app.delete(path, USER_ROUTE, withSession);
 
   return { sessionCount: () => sessions.size, closeAllSessions };
 }

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from '../errors.js';
+import { principalOf, USER_ROUTE } from '../principal-auth.js';
 import type { ConversationEngine, UserMessage } from '../../conversation/engine.js';
 import { explainBadId, isChannelId, isRequestId } from '../../protocol/ids.js';
 import type { ChannelMessageOut, ValidationIssue } from '../../protocol/types.js';
@@ -52,10 +53,23 @@ export function checkMessageBody(body: unknown): { ok: true; value: MessageBody 
 }
 
 export async function registerMessageRoutes(app: FastifyInstance, options: MessageRoutesOptions): Promise<void> {
-  app.post('/api/messages', async (request, reply) => {
-    const checked = checkMessageBody(request.body);
+  app.post('/api/messages', USER_ROUTE, async (request, reply) => {
+    const principal = principalOf(request);
+    // A user token speaks as its user: user_id may be left out, and naming anyone else is refused.
+    const raw = request.body;
+    const withUser =
+      principal.kind === 'user' && raw !== null && typeof raw === 'object' && !Array.isArray(raw) && !('user_id' in raw)
+        ? { ...(raw as Record<string, unknown>), user_id: principal.user_id }
+        : raw;
+    const checked = checkMessageBody(withUser);
     if (!checked.ok) return sendError(reply, 400, 'invalid message', checked.errors);
     const body = checked.value;
+    if (principal.kind === 'user' && body.user_id !== principal.user_id) {
+      request.log.warn({ user_id: principal.user_id, claimed: body.user_id }, 'user token tried to send a message as another user');
+      return sendError(reply, 403, `this token acts as "${principal.user_id}"; it may not send messages as "${body.user_id}"`, [
+        { path: '/user_id', message: `must be "${principal.user_id}" (or left out) with this token` },
+      ]);
+    }
     if (body.async === true && !options.publishReply) {
       return sendError(reply, 400, 'asynchronous replies are not available: no MQTT channel publisher', [
         { path: '/async', message: 'asynchronous replies are not available: no MQTT channel publisher' },

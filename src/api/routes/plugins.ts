@@ -10,12 +10,15 @@ import type { RegistryApi } from '../../registry/registry-api.js';
 import { dedupeIssues } from '../../protocol/validate.js';
 import { sendError } from '../errors.js';
 import { canonicalView, forgeSyteView, summaryView } from '../plugin-views.js';
+import { readConfirmation } from '../confirmation-flag.js';
 
 export interface PluginRoutesDeps {
   registry: RegistryApi;
   dispatcher: DispatcherApi;
   /** Live health check through the plugin's adapter. */
   health: (record: PluginRecord) => Promise<HealthReport>;
+  /** Gives a plugin id to an MQTT credential (`homeclaw plugins transfer`); absent: the route answers 501. */
+  transfer?: (pluginId: string, credential: string) => { ok: true; owner: string; previous_owner: string } | { ok: false; status: 400 | 404 | 409; error: string };
 }
 
 const EXTERNAL_TYPES = ['http', 'subprocess', 'mcp'];
@@ -31,6 +34,8 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   plugin_error: 502,
   adapter_error: 502,
   cancelled: 503,
+  forbidden: 403,
+  confirmation_required: 428,
 };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -89,6 +94,19 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     return { plugin_id: id, unregistered: true };
   });
 
+  app.post<{ Params: { id: string } }>('/api/plugins/:id/transfer', async (request, reply) => {
+    const body = request.body;
+    const credential = isObject(body) ? body.credential : undefined;
+    if (typeof credential !== 'string' || credential === '') {
+      return sendError(reply, 400, 'the body must be {"credential": "<name of a plugin credential>"}', [{ path: '/credential', message: 'required' }]);
+    }
+    if (!deps.transfer) return sendError(reply, 400, 'plugin transfer is not available');
+    const outcome = deps.transfer(request.params.id, credential);
+    if (!outcome.ok) return sendError(reply, outcome.status, outcome.error);
+    request.log.warn({ plugin_id: request.params.id, owner: outcome.owner, previous_owner: outcome.previous_owner }, 'plugin transferred');
+    return { plugin_id: request.params.id, owner: outcome.owner, previous_owner: outcome.previous_owner };
+  });
+
   app.get<{ Params: { id: string } }>('/api/plugins/health/:id', async (request, reply) => {
     const record = registry.get(request.params.id);
     if (!record) return sendError(reply, 404, `no plugin with id "${request.params.id}" is registered`);
@@ -100,11 +118,15 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
   app.post<{ Params: { id: string; tool: string } }>('/v1/plugins/:id/tools/:tool/run', async (request, reply) => {
     const body = request.body ?? {};
     if (!isObject(body)) return sendError(reply, 400, 'the body must be a JSON object of parameters');
+    const capability = registry.get(request.params.id)?.descriptor.capabilities.find((c) => c.id === request.params.tool);
+    const flag = readConfirmation(body as JsonObject, (request.query ?? {}) as Record<string, unknown>, capability);
+    if (!flag.ok) return sendError(reply, 400, flag.error, [{ path: flag.path, message: flag.error }]);
     const result = await dispatcher.invoke({
       plugin_id: request.params.id,
       capability_id: request.params.tool,
-      parameters: body as JsonObject,
+      parameters: flag.parameters,
       context: { channel_name: 'http', channel_type: 'http' },
+      confirmed: flag.confirmed,
     });
     const status = result.success ? 200 : STATUS_BY_CODE[result.error_code ?? 'plugin_error'];
     return reply.code(status).send(result);

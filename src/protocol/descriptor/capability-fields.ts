@@ -7,7 +7,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export type CapabilityExtras = Pick<
   CapabilitySpec,
-  'output_description' | 'post_process' | 'post_process_prompt' | 'method' | 'path' | 'timeout_sec'
+  'output_description' | 'post_process' | 'post_process_prompt' | 'method' | 'path' | 'timeout_sec' | 'requires_confirmation'
 >;
 
 export const CAPABILITY_EXTRA_KEYS = [
@@ -17,6 +17,7 @@ export const CAPABILITY_EXTRA_KEYS = [
   'method',
   'path',
   'timeout_sec',
+  'requires_confirmation',
 ] as const;
 
 export function readCapabilityExtras(source: Record<string, unknown>, path: string, issues: IssueList): CapabilityExtras {
@@ -42,5 +43,7 @@ export function readCapabilityExtras(source: Record<string, unknown>, path: stri
   if (httpPath !== undefined) extras.path = httpPath;
   const timeout = fields.number('timeout_sec', { exclusiveMin: 0 });
   if (timeout !== undefined) extras.timeout_sec = timeout;
+  // Only a true flag is kept: absent and false mean the same, and the canonical form stays minimal.
+  if (fields.boolean('requires_confirmation') === true) extras.requires_confirmation = true;
   return extras;
 }

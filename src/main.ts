@@ -62,6 +62,7 @@ import { SqliteLastChannelStore } from './channels/last-channel-store.js';
 import { createNotifier, pluginNotifyPolicy, type Notifier } from './channels/notifier.js';
 import { startPluginNotifyListener } from './channels/plugin-notify-listener.js';
 import { startTaskScheduler, type TaskScheduler } from './channels/task-scheduler.js';
+import { ProfileUpdates } from './conversation/profile-updates.js';
 import { defaultTimeZone, isValidTimeZone } from './conversation/system-context.js';
 import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
 import { attachCallFrontDoor } from './bridges/homeassistant/call-front-door.js';
@@ -328,6 +329,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         default_timezone: householdTimezone,
       },
       onUserMessage: (key) => lastChannels.remember(key.user_id, key.channel, key.session_id),
+      ...(llm
+        ? { profileUpdates: new ProfileUpdates({ db, profiles, interpreter: new PatternReplyInterpreter(), ttl_sec: config.conversation.pending_ttl_sec }) }
+        : {}),
     });
     let scheduler: TaskScheduler | null = null;
     if (config.scheduler.enabled) {

@@ -40,6 +40,7 @@ import type {
 import { isSlashCommand, parseSlashCommand, SLASH_USAGE } from './slash-commands.js';
 import { buildSystemContext, defaultTimeZone } from './system-context.js';
 import { chatContextOf } from './chat-context.js';
+import { PROFILE_UPDATE_TOOL, TOOL_PROFILE_UPDATE, type ProfileUpdates } from './profile-updates.js';
 import { buildSystemPrompt, describePlugin } from './system-prompt.js';
 import { CONVERSATION_TOOLS, runToolLoop, TOOL_FIND_PLUGINS, TOOL_ROUTE_TO_PLUGIN, type ToolExecution } from './tool-loop.js';
 
@@ -96,6 +97,8 @@ export interface ConversationEngineDeps {
   onUserMessage?: (key: SessionKey) => void;
   /** Policy (what the user may reach) and which capabilities need the user's confirmation. */
   access?: ConversationAccess;
+  /** Offers the model the profile_update tool; every change waits for the user's "yes". */
+  profileUpdates?: ProfileUpdates;
 }
 
 type ReplyBody = Pick<ChannelMessageOut, 'text' | 'kind' | 'plugin_id' | 'capability_id'>;
@@ -397,6 +400,12 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
       );
       return { kind: 'to_model', content: `Plugins matching "${query}":\n\n${described.join('\n\n')}` };
     }
+    if (call.name === TOOL_PROFILE_UPDATE && deps.profileUpdates) {
+      const proposed = deps.profileUpdates.propose(turn.key, args);
+      if ('error' in proposed) return { kind: 'to_model', content: `Error: ${proposed.error}.` };
+      clearPending(turn.key);
+      return { kind: 'final', value: { text: proposed.question, kind: 'question' } };
+    }
     if (call.name !== TOOL_ROUTE_TO_PLUGIN) {
       return { kind: 'to_model', content: `Error: there is no tool "${call.name}". Use ${TOOL_ROUTE_TO_PLUGIN} or ${TOOL_FIND_PLUGINS}.` };
     }
@@ -438,7 +447,7 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
     const outcome = await runToolLoop<ReplyBody>({
       llm,
       messages,
-      tools: CONVERSATION_TOOLS,
+      tools: deps.profileUpdates ? [...CONVERSATION_TOOLS, PROFILE_UPDATE_TOOL] : CONVERSATION_TOOLS,
       maxRounds: deps.settings.max_rounds,
       execute: (call, args) => executeTool(turn, call, args),
     });
@@ -465,8 +474,11 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
     if (isSlashCommand(turn.text)) {
       // A new command means the user moved on: a later bare "yes" must not confirm the older question.
       clearPending(turn.key);
+      deps.profileUpdates?.drop(turn.key);
       return handleSlash(turn);
     }
+    const profileAnswer = deps.profileUpdates?.answer(turn.key, turn.text);
+    if (profileAnswer) return profileAnswer;
     const continued = await continuePending(turn);
     if (continued) return continued;
     if (!deps.llm) return handleWithoutLlm(turn);

@@ -93,9 +93,12 @@ describe('reminders without an LLM', () => {
   });
 
   it('a reminder that cannot be read gets a clear answer and nothing is stored', async () => {
-    const reply = await say('Remind me to call the plumber');
-    expect(reply, JSON.stringify(reply)).toMatchObject({ kind: 'error' });
-    expect(reply.text).toContain('When should I remind you?');
+    const noTime = await say('/reminders add text="call the plumber"');
+    expect(noTime.kind).toBe('error');
+    expect(noTime.text).toContain('When should I remind you?');
+    const noText = await say('Remind me in 10 minutes');
+    expect(noText).toMatchObject({ kind: 'error', capability_id: 'add' });
+    expect(noText.text).toContain('What should I remind you of?');
     expect((await say('What reminders do I have?')).text).toBe('You have no reminders.');
   });
 

@@ -41,6 +41,11 @@ export function checkMessageBody(body: unknown): { ok: true; value: MessageBody 
   for (const field of OPTIONAL_STRINGS) {
     if (value[field] !== undefined && typeof value[field] !== 'string') errors.push({ path: `/${field}`, message: `${field} must be a string` });
   }
+  // The same bounds as channel-message-in.schema.json: these travel to every plugin called.
+  for (const [field, max] of [['channel_type', 64], ['app_id', 128]] as const) {
+    const text = value[field];
+    if (typeof text === 'string' && (text.length === 0 || text.length > max)) errors.push({ path: `/${field}`, message: `${field} must be 1-${max} characters` });
+  }
   if (value.metadata !== undefined && (value.metadata === null || typeof value.metadata !== 'object' || Array.isArray(value.metadata))) {
     errors.push({ path: '/metadata', message: 'metadata must be an object' });
   }

@@ -150,6 +150,8 @@ export class HomeAssistantAdapter implements PluginAdapter {
         return;
       }
     }
+    // Closed while Home Assistant answered (the Core is stopping): the registry may be gone.
+    if (this.connection !== connection) return;
     this.writeEntities(entities);
   }
 

@@ -13,7 +13,7 @@ export interface PluginRequestInput {
   deadline: number;
   context: InvocationContext;
   /** The Core's app id (config app_id), used when the context names none. */
-  app_id?: string;
+  app_id?: string | undefined;
 }
 
 const OPTIONAL_TEXT_FIELDS = ['user_id', 'user_name', 'channel_name', 'channel_type', 'session_id', 'chat_context'] as const;
@@ -22,6 +22,7 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+// Runs for every call: fields are assigned one by one, without temporary objects.
 export function buildPluginRequest(input: PluginRequestInput): PluginRequest {
   const { context, parameters } = input;
   const request: PluginRequest = {

@@ -77,7 +77,8 @@ export function withParameterDefaults(config: PluginConfig, capability: Capabili
     const value = fromConfig !== undefined ? fromConfig : isBlank(parameter.default) ? undefined : parameter.default;
     if (value === undefined) continue;
     filled ??= { ...parameters };
-    filled[parameter.name] = structuredClone(value);
+    // Objects and arrays are copied so a plugin changing its parameters cannot change the config.
+    filled[parameter.name] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
   }
   return filled ?? parameters;
 }

@@ -49,4 +49,5 @@ export const DEFAULT_CONFIG: CoreConfig = {
   homeassistant: { url: null, token: null, refresh_sec: 300, timeout_sec: 15, discovery: false, discovery_prefix: 'homeassistant' },
   access: { channels: {}, audit: { max_entries: 100_000, max_age_days: 90, flush_interval_ms: 1000 } },
   policy: { users: {}, require_confirmation: [] },
+  metrics: { enabled: true, token: null, max_series: 1000 },
 };

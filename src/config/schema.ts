@@ -118,4 +118,9 @@ export const CONFIG_SCHEMA = obj({
     users: { type: 'object', propertyNames: userId, additionalProperties: policyRule },
     require_confirmation: { type: 'array', items: policyPattern },
   }),
+  metrics: obj({
+    enabled: { type: 'boolean' },
+    token: { type: ['string', 'null'], minLength: 16 },
+    max_series: { type: 'integer', minimum: 1 },
+  }),
 });

@@ -158,6 +158,15 @@ export interface AccessConfig {
   };
 }
 
+export interface MetricsConfig {
+  /** Serve GET /metrics (Prometheus text format) and keep the metrics behind it. */
+  enabled: boolean;
+  /** A scraper's bearer token: it may read /metrics and nothing else (the admin token may too). */
+  token: string | null;
+  /** Distinct (plugin, capability) pairs in the invocation metrics; pairs beyond it share plugin="_other". */
+  max_series: number;
+}
+
 export interface CoreConfig {
   data_dir: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -176,4 +185,5 @@ export interface CoreConfig {
   homeassistant: HomeAssistantConfig;
   access: AccessConfig;
   policy: PolicyConfig;
+  metrics: MetricsConfig;
 }

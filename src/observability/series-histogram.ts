@@ -91,9 +91,9 @@ export class SeriesHistogram<L extends string> {
       let cumulative = 0;
       for (let i = 0; i < this.bounds.length; i++) {
         cumulative += series.counts[i]!;
-        values.push({ labels: { ...series.labels, le: this.bounds[i]! }, value: cumulative, metricName: bucket });
+        values.push({ labels: { le: this.bounds[i]!, ...series.labels }, value: cumulative, metricName: bucket });
       }
-      values.push({ labels: { ...series.labels, le: '+Inf' }, value: series.count, metricName: bucket });
+      values.push({ labels: { le: '+Inf', ...series.labels }, value: series.count, metricName: bucket });
       values.push({ labels: series.labels, value: series.sum, metricName: `${this.name}_sum` });
       values.push({ labels: series.labels, value: series.count, metricName: `${this.name}_count` });
     }

@@ -6,6 +6,7 @@ import { runAccessBench } from './access.js';
 import { runAdaptersBench } from './adapters.js';
 import { runConversationBench } from './conversation.js';
 import { runCoreBusBench } from './core-bus.js';
+import { runMetricsBench } from './metrics.js';
 import { runRetrievalQualityBench } from './retrieval-quality.js';
 import { runRetrievalScaleBench } from './retrieval-scale.js';
 
@@ -22,6 +23,7 @@ const suites: Record<string, Suite> = {
   'retrieval-scale': () => runRetrievalScaleBench(dataset),
   conversation: () => runConversationBench(),
   access: () => runAccessBench(),
+  metrics: () => runMetricsBench(),
 };
 
 async function main(): Promise<void> {

@@ -18,6 +18,7 @@ import { createBuiltinLoader } from './adapters/builtin-loader.js';
 import { createHttpAdapter } from './adapters/http.js';
 import { McpAdapter } from './adapters/mcp.js';
 import { createSubprocessAdapter } from './adapters/subprocess.js';
+import { SelfTargetGuard } from './adapters/self-target.js';
 import { registerMcpRoutes } from './api/routes/mcp.js';
 import { registerMessageRoutes } from './api/routes/messages.js';
 import { registerSearchRoutes } from './api/routes/search.js';
@@ -29,6 +30,7 @@ import { DefaultParameterResolver } from './conversation/resolver.js';
 import { findPluginsTool } from './retrieval/mcp-find-plugins.js';
 import { createRetrieval, type Retrieval } from './retrieval/retrieval.js';
 import { MqttLifecycle } from './adapters/mqtt-lifecycle.js';
+import { MqttPathWatch } from './adapters/mqtt-path-watch.js';
 import { resolveAdminToken } from './api/admin-token.js';
 import { registerPluginRoutes } from './api/routes/plugins.js';
 import { registerStatusRoutes } from './api/routes/status.js';
@@ -210,6 +212,10 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     eventFeed = startEventFeed({ bus, registry, log });
     started.push({ name: 'event-feed', stop: () => eventFeed?.stop() });
 
+    // No plugin may call the Core's own HTTP API; the port is known for sure once the API listens.
+    let httpPort: number | undefined;
+    const selfTarget = new SelfTargetGuard({ port: () => httpPort ?? (config.http.port || undefined) });
+    const checkTargets = (descriptor: PluginRecord['descriptor']) => selfTarget.descriptorProblems(descriptor);
     const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });
     await mqttAdapter.start();
     const python = createPythonBridge({
@@ -227,10 +233,11 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       hot_reload: config.plugins.hot_reload,
       python: python.folders,
       keep_record: python.ownsRecord,
+      check_targets: checkTargets,
     });
-    const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness });
+    const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness, guard: selfTarget });
     const subprocessAdapter = createSubprocessAdapter({ log: log.child({ room: 'adapters', type: 'subprocess' }) });
-    const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }) });
+    const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }), guard: selfTarget });
     const homeAssistant = { config: config.homeassistant, registry, log };
     const haAdapter = createHomeAssistantAdapter(homeAssistant);
     for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter, python.adapter, haAdapter].filter(Boolean) as PluginAdapter[]) {
@@ -263,6 +270,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     await lifecycle.start();
     started.push({ name: 'mqtt-lifecycle', stop: () => lifecycle.stop() });
+    const pathWatch = new MqttPathWatch({ bus, registry, log: log.child({ room: 'adapters', component: 'mqtt-path-watch' }) });
+    pathWatch.start();
+    started.push({ name: 'mqtt-path-watch', stop: () => pathWatch.stop() });
 
     if (config.zigbee2mqtt.enabled) {
       const zigbee = await startZigbee2mqtt({
@@ -355,6 +365,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       registry,
       dispatcher,
       health,
+      checkTargets,
       transfer: (pluginId, name) => {
         const credential = credentials.get(name);
         if (!credential) return { ok: false, status: 400, error: `no credential "${name}"; create it with: homeclaw credentials add ${name} --role plugin` };
@@ -428,7 +439,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         }),
       }),
     });
-    const { port: httpPort, url: httpUrl } = await http.listen();
+    const listening = await http.listen();
+    httpPort = listening.port;
+    const httpUrl = listening.url;
     started.push({ name: 'http', stop: () => http.close() });
     log.info({ url: httpUrl }, 'HTTP API listening');
 

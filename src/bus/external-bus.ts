@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import { connect, type IClientOptions, type MqttClient, type IPublishPacket } from 'mqtt';
 import type { Logger } from '../log.js';
-import { topicMatches, topics } from '../protocol/topics.js';
+import { isCommandTopic, topicMatches, topics } from '../protocol/topics.js';
 import { emptyTraffic, type CoreBus, type IncomingMessage, type MessageHandler, type PublishOptions } from './core-bus.js';
 
 export interface ExternalBusOptions {
@@ -47,6 +47,13 @@ export class ExternalBus implements CoreBus {
   private closing = false;
   /** Rejecters of publishes awaiting their PUBACK, failed when the connection drops. */
   private readonly inFlight = new Set<(error: Error) => void>();
+  /** Command topics whose retained message the Core just cleared: the broker echoes the empty message once. */
+  private readonly clearing = new Set<string>();
+  /** Told when a session with the broker that was up drops. */
+  private readonly connectionLostListeners = new Set<(reason: string) => void>();
+  private sessionUp = false;
+  /** Command topics already reported as retained, so a topic is logged once, not at every reconnect. */
+  private readonly reportedRetained = new Set<string>();
 
   /** Connects and resolves after the first CONNACK; rejects (and stops retrying) on timeout or refusal. */
   static async connect(options: ExternalBusOptions): Promise<ExternalBus> {
@@ -133,8 +140,13 @@ export class ExternalBus implements CoreBus {
   }
 
   /** The external broker does not tell its clients about other clients' disconnects; wills carry that. */
-  onClientDisconnect(_listener: (clientId: string) => void): () => void {
+  onClientDisconnect(_listener: (clientId: string, subscriptions: readonly string[]) => void): () => void {
     return () => undefined;
+  }
+
+  onConnectionLost(listener: (reason: string) => void): () => void {
+    this.connectionLostListeners.add(listener);
+    return () => this.connectionLostListeners.delete(listener);
   }
 
   async close(): Promise<void> {
@@ -185,6 +197,7 @@ export class ExternalBus implements CoreBus {
     if (stream instanceof Socket) stream.setNoDelay(true);
     const reconnect = this.connectedOnce;
     this.connectedOnce = true;
+    this.sessionUp = true;
     this.failedAttempts = 0;
     this.log.info({ url: redactUrl(this.options.url), reconnect }, 'connected to external broker');
     // With a clean session the broker forgot every subscription: make them again.
@@ -205,6 +218,17 @@ export class ExternalBus implements CoreBus {
     const lost = new Error('connection to the external MQTT broker lost before the publish was acknowledged');
     for (const reject of this.inFlight) reject(lost);
     this.inFlight.clear();
+    if (this.sessionUp) {
+      this.sessionUp = false;
+      const reason = this.closing ? 'the Core is closing its broker connection' : `the connection to ${redactUrl(this.options.url)} closed`;
+      for (const listener of this.connectionLostListeners) {
+        try {
+          listener(reason);
+        } catch (error) {
+          this.log.error({ err: error }, 'connection-lost listener failed');
+        }
+      }
+    }
     if (this.closing || this.reconnectTimer) return;
     const base = this.options.reconnectDelayMs ?? 250;
     const max = this.options.maxReconnectDelayMs ?? 10_000;
@@ -223,6 +247,8 @@ export class ExternalBus implements CoreBus {
   };
 
   private readonly onMessage = (topic: string, payload: Buffer, packet: IPublishPacket): void => {
+    if (packet.retain && isCommandTopic(topic)) return this.clearRetainedCommand(topic, payload);
+    if (payload.length === 0 && this.clearing.size > 0 && this.clearing.delete(topic)) return;
     const message: IncomingMessage = { topic, payload, publisher: undefined, retain: packet.retain };
     this.traffic.received++;
     this.traffic.received_bytes += payload.length;
@@ -241,12 +267,37 @@ export class ExternalBus implements CoreBus {
     }
   };
 
+  /**
+   * A retained command was stored by the broker and is being replayed: it was acted on when it was sent,
+   * so it is ignored and removed (an empty retained message deletes it) so that no later subscription
+   * replays it again.
+   */
+  private clearRetainedCommand(topic: string, payload: Buffer): void {
+    if (payload.length === 0) return;
+    if (this.reportedRetained.size >= MAX_TRACKED_TOPICS) this.reportedRetained.clear();
+    if (!this.reportedRetained.has(topic)) {
+      this.reportedRetained.add(topic);
+      this.log.warn({ topic, bytes: payload.length }, 'retained command ignored and cleared: commands are acted on only when sent');
+    }
+    if (this.clearing.size >= MAX_TRACKED_TOPICS) this.clearing.clear();
+    this.clearing.add(topic);
+    this.client.publish(topic, '', { qos: 1, retain: true }, (error) => {
+      if (error) {
+        this.clearing.delete(topic);
+        this.log.warn({ topic, err: error.message }, 'could not clear a retained command (check the broker ACL)');
+      }
+    });
+  }
+
   private async subscribeOnBroker(filter: string, qos: 0 | 1): Promise<void> {
     const granted = await this.client.subscribeAsync(filter, { qos });
     const refused = granted.find((grant) => grant.qos === 128);
     if (refused) throw new Error(`external MQTT broker refused the subscription to ${filter} (check its ACL)`);
   }
 }
+
+/** Bound on the per-topic bookkeeping of retained commands, which a client could otherwise grow at will. */
+const MAX_TRACKED_TOPICS = 1_000;
 
 /** Broker URLs may carry user:password; never log those. */
 function redactUrl(url: string): string {

@@ -14,6 +14,7 @@ export const DEFAULT_CONFIG: CoreConfig = {
     ws_port: 9001,
     allow_anonymous: 'auto',
     max_payload_bytes: 262_144,
+    login: { max_failures: 5, backoff_sec: 1, max_backoff_sec: 60, max_concurrent_checks: 2, cache_ttl_sec: 300 },
   },
   http: { host: '127.0.0.1', port: 8765, admin_token: null },
   dispatch: { default_timeout_sec: 30, default_max_concurrency: 4, default_queue_limit: 100 },

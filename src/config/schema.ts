@@ -28,6 +28,13 @@ export const CONFIG_SCHEMA = obj({
     ws_port: port,
     allow_anonymous: { anyOf: [{ type: 'boolean' }, { const: 'auto' }] },
     max_payload_bytes: { type: 'integer', minimum: 1024, maximum: 268435455 },
+    login: obj({
+      max_failures: posInt,
+      backoff_sec: posNum,
+      max_backoff_sec: posNum,
+      max_concurrent_checks: { type: 'integer', minimum: 1, maximum: 64 },
+      cache_ttl_sec: { type: 'number', minimum: 0, maximum: 86400 },
+    }),
   }),
   http: obj({ host: str, port, admin_token: { type: ['string', 'null'], minLength: 16 } }),
   dispatch: obj({

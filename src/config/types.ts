@@ -12,6 +12,20 @@ export interface BrokerConfig {
   /** true | false | 'auto' (anonymous allowed only while every listener is on loopback). */
   allow_anonymous: boolean | 'auto';
   max_payload_bytes: number;
+  /** Embedded broker: how password checks of MQTT logins are limited. */
+  login: BrokerLoginConfig;
+}
+
+export interface BrokerLoginConfig {
+  /** Failed logins from one address before it backs off. */
+  max_failures: number;
+  /** First backoff; each further failure doubles it up to max_backoff_sec. */
+  backoff_sec: number;
+  max_backoff_sec: number;
+  /** Password checks (scrypt) running at once. */
+  max_concurrent_checks: number;
+  /** How long a verified credential is recognised without a new hash; 0 disables. */
+  cache_ttl_sec: number;
 }
 
 export interface HttpConfig {

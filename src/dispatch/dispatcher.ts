@@ -4,6 +4,7 @@ import PQueue from 'p-queue';
 import type { PluginAdapter } from '../adapters/adapter.js';
 import type { DispatchConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
+import { MAX_CALL_TIMEOUT_SEC } from '../protocol/limits.js';
 import type { CapabilitySpec, ErrorCode, PluginRequest, PluginResult, PluginType } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
@@ -292,7 +293,8 @@ export class Dispatcher implements DispatcherApi {
 
   private timeoutFor(record: PluginRecord, capability: CapabilitySpec, override?: number): number {
     const candidates = [override, capability.timeout_sec, record.descriptor.config.timeout_sec, this.deps.config.default_timeout_sec];
-    for (const value of candidates) if (typeof value === 'number' && value > 0) return value;
+    // Capped: a longer timer would overflow and fire at once.
+    for (const value of candidates) if (typeof value === 'number' && value > 0) return Math.min(value, MAX_CALL_TIMEOUT_SEC);
     return 30;
   }
 

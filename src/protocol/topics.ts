@@ -75,6 +75,21 @@ export const haFilters = {
   discovery: (prefix: string): string => `${prefix}/device/+/config`,
 } as const;
 
+const COMMAND_KINDS: ReadonlySet<TopicKind> = new Set<TopicKind>(['register', 'unregister', 'heartbeat', 'result', 'channel/in', 'invoke', 'control']);
+
+/**
+ * Commands: messages that ask for an action (register, unregister, heartbeat, a result, a user message,
+ * an invocation, a control request, and anything under call/). A command is acted on once, when it is
+ * sent; a retained copy would be replayed on every subscription, so retained commands are never
+ * stored by the embedded broker and never acted on by the Core, the SDK or the examples.
+ */
+export function isCommandTopic(topic: string): boolean {
+  if (!topic.startsWith(`${ROOT}/`)) return false;
+  if (topic.startsWith(`${ROOT}/call/`)) return true;
+  const kind = parseTopic(topic)?.kind;
+  return kind !== undefined && COMMAND_KINDS.has(kind);
+}
+
 /** Topic kind → payload type: the typed topic map. */
 export interface TopicPayloads {
   'core/status': CoreStatusMessage;

@@ -2,6 +2,7 @@
 // respect the deadline, run the handler within the concurrency limit, and answer exactly once.
 import PQueue from 'p-queue';
 import { isRequestId } from '../protocol/ids.js';
+import { MAX_CALL_TIMEOUT_MS } from '../protocol/limits.js';
 import type { CapabilitySpec, JsonObject, JsonValue, PluginRequest, PluginResult, ValidationIssue } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import { formatIssues } from './errors.js';
@@ -129,7 +130,8 @@ export class InvocationRunner {
       log.warn({ request_id }, 'queued invoke reached its deadline before it could run; dropped');
       return;
     }
-    const deadlineTimer = setTimeout(() => controller.abort(new Error('deadline reached')), untilDeadline);
+    // A deadline further away than a timer can hold would otherwise abort the handler at once.
+    const deadlineTimer = setTimeout(() => controller.abort(new Error('deadline reached')), Math.min(untilDeadline, MAX_CALL_TIMEOUT_MS));
     let result: PluginResult;
     try {
       const output = await this.deps.handlers[request.capability_id]!(request.parameters, {

@@ -1,7 +1,12 @@
-// What the invocation metrics cost on the dispatcher's path: the dispatcher as the Core builds it (policy
+// What the metrics cost. First on the dispatcher's path: the dispatcher as the Core builds it (policy
 // guard, audit hook, finished hook) against the same dispatcher whose hooks also feed InvocationMetrics,
-// on a plugin that answers at once, so only the Core's own work shows. A third row feeds prom-client's
-// Counter and Histogram with labels on every call instead, the design the metrics avoid.
+// on a plugin that answers at once, so only the Core's own work shows; another row feeds prom-client's
+// Counter and Histogram with labels on every call instead, the design the metrics avoid. Then the whole
+// MQTT round trip: two Cores in this process, metrics off and on, each invoking its own SDK echo plugin
+// in another process, measured in alternating blocks.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Counter, Histogram, Registry as PromRegistry } from 'prom-client';
 import { AccessPolicy } from '../../src/access/policy.js';
@@ -12,11 +17,46 @@ import { silentLogger } from '../../src/log.js';
 import { INVOCATION_BUCKETS, InvocationMetrics } from '../../src/observability/invocation-metrics.js';
 import { TypedEventBus } from '../../src/registry/events.js';
 import { Registry } from '../../src/registry/registry.js';
-import { markdownTable, measurePair, ratio } from './stats.js';
+import { startCore } from '../../src/main.js';
+import { coreConfig, corePath } from './core-bus.js';
+import { markdownTable, measure, measurePair, ratio } from './stats.js';
 
 const CALLS = 40_000;
+const MQTT_CALLS = 6_000;
 
 export async function runMetricsBench(): Promise<string> {
+  return [await dispatcherPath(), await mqttRoundTrip()].join('\n\n');
+}
+
+async function mqttRoundTrip(): Promise<string> {
+  const dirs = [mkdtempSync(join(tmpdir(), 'bench-metrics-off-')), mkdtempSync(join(tmpdir(), 'bench-metrics-on-'))];
+  const off = await startCore({ config: coreConfig(dirs[0]!, undefined, { metrics: { enabled: false } }), log: silentLogger() });
+  const on = await startCore({ config: coreConfig(dirs[1]!), log: silentLogger() });
+  try {
+    const offPath = await corePath(off, `mqtt://127.0.0.1:${off.mqttPort}`);
+    const onPath = await corePath(on, `mqtt://127.0.0.1:${on.mqttPort}`);
+    await measure(offPath.op, 300, 8);
+    await measure(onPath.op, 300, 8);
+    const rows: (string | number)[][] = [];
+    for (const concurrency of [1, 64]) {
+      const { baseline: b, candidate: c } = await measurePair(offPath.op, onPath.op, MQTT_CALLS, concurrency, 10);
+      rows.push([concurrency, 'Core, metrics.enabled: false (baseline)', b.p50, b.p99, Math.round(b.throughput), '1.00x', '1.00x']);
+      rows.push([concurrency, 'Core, metrics on', c.p50, c.p99, Math.round(c.throughput), ratio(c.p50, b.p50), ratio(c.throughput, b.throughput)]);
+    }
+    await offPath.close();
+    await onPath.close();
+    return [
+      `Core dispatcher -> SDK plugin over the embedded broker, metrics off and on (QoS 1, ${MQTT_CALLS} calls per row, alternating blocks; ms)`,
+      markdownTable(['concurrency', 'path', 'p50 ms', 'p99 ms', 'calls/s', 'p50 vs baseline', 'throughput vs baseline'], rows),
+    ].join('\n');
+  } finally {
+    await off.stop();
+    await on.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function dispatcherPath(): Promise<string> {
   const log = silentLogger();
   const db = new Database(':memory:');
   try {

@@ -65,6 +65,7 @@ import { createPythonBridge } from './bridges/python/bridge.js';
 import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
 import { attachCallFrontDoor } from './bridges/homeassistant/call-front-door.js';
 import { DiscoveryPublisher } from './bridges/homeassistant/discovery/publisher.js';
+import { EventLoopMonitor } from './observability/event-loop-monitor.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -157,7 +158,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const users = new UserTokenStore(db);
 
     const events = new TypedEventBus(log);
-    const registry = new Registry({ db, events, log: log.child({ room: 'registry' }) });
+    const registry = new Registry({ db, events, log: log.child({ room: 'registry' }), limits: config.limits });
     const profiles = new SqliteProfileStore({ db });
     const pendingCalls = new SqlitePendingCallStore({ db });
     if (config.conversation.profiles_file) {
@@ -209,7 +210,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     if (broker) log.info({ host: broker.host, port: broker.tcpPort, ws_port: broker.wsPort }, 'embedded MQTT broker listening');
     else log.info({ url: redactUrl(config.broker.url ?? '') }, 'connected to external MQTT broker');
 
-    eventFeed = startEventFeed({ bus, registry, log });
+    eventFeed = startEventFeed({ bus, registry, log, invocations: config.events.invocations });
     started.push({ name: 'event-feed', stop: () => eventFeed?.stop() });
 
     // No plugin may call the Core's own HTTP API; the port is known for sure once the API listens.
@@ -407,14 +408,16 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       registeredPlugins: () => registry.list().length,
     });
     registerHealthRoutes(http.app, { readiness });
-    if (metrics) {
-      metrics.watch({ ...(bus.traffic ? { traffic: bus.traffic } : {}), ...(broker ? { broker } : {}), dispatcher, retrieval });
-      registerMetricsRoutes(http.app, { metrics, adminToken: token, metricsToken: config.metrics.token, log: log.child({ room: 'api' }) });
-    }
     const startedAt = Date.now();
     const embeddedAccess = broker ? { anonymous: broker.anonymousAllowed, loopbackOnly: isLoopbackHost(broker.host) } : null;
     const mode = accessMode(embeddedAccess);
     log[mode === 'credentials' ? 'info' : 'warn']({ access_mode: mode }, accessModeNote(mode));
+    const eventLoop = new EventLoopMonitor();
+    started.push({ name: 'event-loop-monitor', stop: () => eventLoop.stop() });
+    if (metrics) {
+      metrics.watch({ ...(bus.traffic ? { traffic: bus.traffic } : {}), ...(broker ? { broker } : {}), dispatcher, retrieval, eventLoop });
+      registerMetricsRoutes(http.app, { metrics, adminToken: token, metricsToken: config.metrics.token, log: log.child({ room: 'api' }) });
+    }
     registerStatusRoutes(http.app, {
       status: () => ({
         version: '0.1.0',
@@ -426,6 +429,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         dispatcher: dispatcher.getStats(),
         mqtt: { ...mqttAdapter.counters, ...lifecycle.counters },
         retrieval: retrieval.status(),
+        event_loop: eventLoop.snapshot(),
         llm: config.llm.base_url ? { configured: true, base_url: config.llm.base_url, model: config.llm.model } : { configured: false },
         builtins: loader.status(),
         python: python.status(),

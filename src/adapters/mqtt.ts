@@ -7,7 +7,7 @@ import { isRequestId } from '../protocol/ids.js';
 import { filters, parseTopic, topics } from '../protocol/topics.js';
 import type { PluginResult } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
-import type { AdapterCall, PluginAdapter } from './adapter.js';
+import { whenAborted, type AdapterCall, type PluginAdapter } from './adapter.js';
 
 interface Pending {
   plugin_id: string;
@@ -45,7 +45,7 @@ export class MqttAdapter implements PluginAdapter {
   }
 
   async invoke(call: AdapterCall): Promise<PluginResult> {
-    const { request, record, signal } = call;
+    const { request, record } = call;
     const payload = JSON.stringify(request);
     const limit = this.deps.max_payload_bytes;
     // A UTF-8 byte is at most 3 per UTF-16 unit: only a payload that could be too large is measured.
@@ -63,14 +63,10 @@ export class MqttAdapter implements PluginAdapter {
     }
     const result = new Promise<PluginResult>((resolve) => {
       this.pending.set(request.request_id, { plugin_id: record.descriptor.id, owner: record.owner, resolve });
-      signal.addEventListener(
-        'abort',
-        () => {
-          // The dispatcher has already answered the caller; forget the request so a late result is dropped.
-          if (this.pending.delete(request.request_id)) this.remember(request.request_id);
-        },
-        { once: true },
-      );
+      whenAborted(call, () => {
+        // The dispatcher has already answered the caller; forget the request so a late result is dropped.
+        if (this.pending.delete(request.request_id)) this.remember(request.request_id);
+      });
     });
     try {
       await this.deps.bus.publish(topics.invoke(record.descriptor.id), payload, { qos: 1 });

@@ -12,7 +12,21 @@ export interface EventFeed {
   stop(): void;
 }
 
-export function startEventFeed(deps: { bus: CoreBus; registry: RegistryApi; log: Logger }): EventFeed {
+export interface EventFeedDeps {
+  bus: CoreBus;
+  registry: RegistryApi;
+  log: Logger;
+  /**
+   * Invocation events, one per finished call: true always, false never, 'auto' only when the Core can see
+   * a subscriber (embedded broker). An external broker cannot tell the Core whether anyone listens, and
+   * an event per call there doubles the broker's message rate for nobody; set true to get them anyway.
+   */
+  invocations?: boolean | 'auto';
+}
+
+export function startEventFeed(deps: EventFeedDeps): EventFeed {
+  const invocations = deps.invocations ?? 'auto';
+  const publishInvocations = invocations === true || (invocations === 'auto' && deps.bus.hasSubscribers !== undefined);
   const publish = (kind: EventKind, event: JsonObject): void => {
     const topic = topics.events(kind);
     // Every invocation would otherwise cost a JSON encoding and a broker publish for nobody.
@@ -40,7 +54,7 @@ export function startEventFeed(deps: { bus: CoreBus; registry: RegistryApi; log:
   ];
   return {
     invocationFinished(record) {
-      publish('invocation', { type: 'invocation.finished', ...record });
+      if (publishInvocations) publish('invocation', { type: 'invocation.finished', ...record });
     },
     stop() {
       for (const off of offs) off();

@@ -87,6 +87,8 @@ export class ExternalBus implements CoreBus {
     this.client.on('connect', this.onConnect);
     this.client.on('close', this.onClose);
     this.client.on('message', this.onMessage);
+    this.client.on('packetreceive', this.coalesceWrites);
+    this.client.on('packetsend', this.coalesceWrites);
     this.client.on('error', (error) => this.log.warn({ err: error.message, url: redactUrl(options.url) }, 'broker connection error'));
   }
 
@@ -288,6 +290,27 @@ export class ExternalBus implements CoreBus {
       }
     });
   }
+
+  /**
+   * Packets written during one turn of the event loop leave in one write: the PUBACK of a result and the
+   * next invoke, or many invokes and acks under load, instead of one write system call each (which on
+   * loopback also wakes the broker). The socket is corked when a packet arrives or is sent and uncorked
+   * in the check phase of the same turn, so no packet waits longer than the turn it was written in.
+   */
+  private corked: { uncork(): void } | undefined;
+  private readonly coalesceWrites = (): void => {
+    if (this.corked) return;
+    const stream = this.client.stream as { cork?: () => void; uncork?: () => void; destroyed?: boolean } | undefined;
+    if (!stream || typeof stream.cork !== 'function' || typeof stream.uncork !== 'function' || stream.destroyed) return;
+    stream.cork();
+    this.corked = stream as { uncork(): void };
+    setImmediate(this.uncorkWrites);
+  };
+  private readonly uncorkWrites = (): void => {
+    const stream = this.corked;
+    this.corked = undefined;
+    stream?.uncork();
+  };
 
   private async subscribeOnBroker(filter: string, qos: 0 | 1): Promise<void> {
     const granted = await this.client.subscribeAsync(filter, { qos });

@@ -24,7 +24,8 @@ export const DEFAULT_CONFIG: CoreConfig = {
     enabled: true,
     top_k: 5,
     chroma: { url: null, port: 0, collection: 'homeclaw_plugins' },
-    embedder: { kind: 'use-lite', base_url: null, model: null, api_key: null },
+    embedder: { kind: 'use-lite', base_url: null, model: null, api_key: null, workers: 0, index_batch: 8, worker_nice: 0 },
+    query_cache_size: 1000,
     weights: { bm25: 0.3, dense: 0.7 },
     pinned: [],
     force_include: [],
@@ -50,5 +51,7 @@ export const DEFAULT_CONFIG: CoreConfig = {
   homeassistant: { url: null, token: null, refresh_sec: 300, timeout_sec: 15, discovery: false, discovery_prefix: 'homeassistant' },
   access: { channels: {}, audit: { max_entries: 100_000, max_age_days: 90, flush_interval_ms: 1000 } },
   policy: { users: {}, require_confirmation: [] },
+  limits: { max_capabilities: 256, max_examples: 32 },
+  events: { invocations: 'auto' },
   metrics: { enabled: true, token: null, max_series: 1000 },
 };

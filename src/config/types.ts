@@ -67,7 +67,15 @@ export interface RetrievalConfig {
     base_url: string | null;
     model: string | null;
     api_key: string | null;
+    /** Worker threads running the offline model; 0 = max(1, cores - 1). */
+    workers?: number;
+    /** Texts per indexing batch handed to a worker: a query waits at most for one such batch. */
+    index_batch?: number;
+    /** Nice value of the embedding worker threads (Linux); above 0 the event loop wins the CPU. */
+    worker_nice?: number;
   };
+  /** Query embeddings remembered (LRU) so a repeated question costs no model time; 0 disables. */
+  query_cache_size?: number;
   weights: { bm25: number; dense: number };
   /** Plugin ids always offered to the LLM. */
   pinned: string[];
@@ -172,6 +180,17 @@ export interface AccessConfig {
   };
 }
 
+/** What one plugin may declare; more is refused at registration with an error naming the limit. */
+export interface LimitsConfig {
+  max_capabilities: number;
+  max_examples: number;
+}
+
+export interface EventsConfig {
+  /** Invocation events on homeclaw/events/invocation: true, false, or 'auto' (only when a subscriber is visible). */
+  invocations: boolean | 'auto';
+}
+
 export interface MetricsConfig {
   /** Serve GET /metrics (Prometheus text format) and keep the metrics behind it. */
   enabled: boolean;
@@ -199,5 +218,7 @@ export interface CoreConfig {
   homeassistant: HomeAssistantConfig;
   access: AccessConfig;
   policy: PolicyConfig;
+  limits: LimitsConfig;
+  events: EventsConfig;
   metrics: MetricsConfig;
 }

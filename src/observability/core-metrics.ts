@@ -16,7 +16,7 @@ import { findPackageRoot } from '../package-root.js';
 import type { PluginState } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { PluginSearchApi, RetrievalStatus } from '../retrieval/search-api.js';
-import { EventLoopDelayWindow, registerEventLoopDelayGauges, type EventLoopDelaySource } from './event-loop-delay-gauge.js';
+import type { EventLoopDelay } from './event-loop-monitor.js';
 import { InvocationMetrics } from './invocation-metrics.js';
 import { LlmMetrics } from './llm-metrics.js';
 import { processMetricsRegistry } from './process-metrics.js';
@@ -31,8 +31,6 @@ export interface CoreMetricsOptions {
   max_series: number;
   /** Reported in homeclaw_build_info; default: the package's version. */
   version?: string;
-  /** Where the event-loop delay gauges read from; default: a window of their own. */
-  eventLoop?: EventLoopDelaySource;
 }
 
 /** Services read when metrics are scraped; they exist only after the Core has built them. */
@@ -42,6 +40,8 @@ export interface ScrapedSources {
   broker?: EmbeddedBrokerHandle;
   dispatcher: { getStats(): { in_flight: number } };
   retrieval: { status(): RetrievalStatus };
+  /** The Core's event-loop delay monitor (the one /api/status reports). */
+  eventLoop: { snapshot(): EventLoopDelay };
 }
 
 export class CoreMetrics {
@@ -49,7 +49,6 @@ export class CoreMetrics {
   private readonly own = new Registry();
   private llmMetrics: LlmMetrics | undefined;
   private retrievalMetrics: RetrievalMetrics | undefined;
-  private readonly ownEventLoop: EventLoopDelayWindow | undefined;
 
   constructor(options: CoreMetricsOptions) {
     this.invocations = new InvocationMetrics({ registry: options.registry, log: options.log, max_series: options.max_series });
@@ -72,12 +71,6 @@ export class CoreMetrics {
         for (const [state, count] of counts) this.set({ state }, count);
       },
     });
-    let eventLoop = options.eventLoop;
-    if (!eventLoop) {
-      this.ownEventLoop = new EventLoopDelayWindow();
-      eventLoop = this.ownEventLoop;
-    }
-    registerEventLoopDelayGauges(this.own, eventLoop);
   }
 
   /** The LLM client, counted (requests, errors, tokens, duration); without an LLM there are no LLM metrics. */
@@ -95,7 +88,7 @@ export class CoreMetrics {
 
   /** Adds the metrics read from running services at scrape time. Call once, when they exist. */
   watch(sources: ScrapedSources): void {
-    const { traffic, broker, dispatcher } = sources;
+    const { traffic, broker, dispatcher, eventLoop } = sources;
     new Gauge({
       name: 'homeclaw_invocations_in_flight',
       help: 'Invocations sent to plugins (or waiting in their queues) that have not ended yet.',
@@ -123,6 +116,19 @@ export class CoreMetrics {
       fromTraffic('homeclaw_mqtt_received_bytes_total', 'Payload bytes of the MQTT messages delivered to the Core.', (t) => t.received_bytes);
       fromTraffic('homeclaw_mqtt_published_bytes_total', 'Payload bytes of the MQTT messages the Core published.', (t) => t.published_bytes);
     }
+    const delay = (name: string, help: string, read: (d: EventLoopDelay) => number): void => {
+      new Gauge({
+        name,
+        help,
+        registers: [this.own],
+        collect() {
+          this.set(read(eventLoop.snapshot()) / 1000);
+        },
+      });
+    };
+    delay('homeclaw_event_loop_delay_p50_seconds', 'Median event-loop delay over the last complete window (10 s).', (d) => d.p50_ms);
+    delay('homeclaw_event_loop_delay_p99_seconds', '99th percentile of the event-loop delay over the last complete window (10 s).', (d) => d.p99_ms);
+    delay('homeclaw_event_loop_delay_max_seconds', 'Longest event-loop delay over the last complete window (10 s).', (d) => d.max_ms);
     if (broker) {
       new Gauge({
         name: 'homeclaw_mqtt_clients_connected',
@@ -147,7 +153,6 @@ export class CoreMetrics {
 
   stop(): void {
     this.invocations.stop();
-    this.ownEventLoop?.stop();
   }
 }
 

@@ -77,7 +77,10 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
       return sendError(reply, 400, 'invalid plugin descriptor', dedupeIssues(problems));
     }
     const outcome = registry.register({ descriptor: normalized.descriptor, owner: 'api' });
-    if (!outcome.ok) return sendError(reply, 409, outcome.errors.map((e) => e.message).join('; '), outcome.errors);
+    if (!outcome.ok) {
+      request.log.info({ problems: outcome.errors }, 'plugin registration refused');
+      return sendError(reply, outcome.code === 'conflict' ? 409 : 400, outcome.errors.map((e) => e.message).join('; '), outcome.errors);
+    }
     return reply.code(outcome.change === 'created' ? 201 : 200).send({
       plugin_id: outcome.record.descriptor.id,
       registered: true,

@@ -37,6 +37,8 @@ import { registerStatusRoutes } from './api/routes/status.js';
 import { startEventFeed, type EventFeed } from './api/event-feed.js';
 import { registerOpenApiRoute } from './api/routes/openapi.js';
 import { registerHealthRoutes, HEALTH_PATHS } from './api/routes/health.js';
+import { registerMetricsRoutes, METRICS_PATH } from './api/routes/metrics.js';
+import { CoreMetrics } from './observability/core-metrics.js';
 import { createCoreReadiness } from './observability/core-readiness.js';
 import type { Readiness } from './observability/readiness.js';
 import { registerAdminRoutes } from './api/routes/admin.js';
@@ -94,6 +96,8 @@ export interface CoreContext {
   policy: AccessPolicy;
   users: UserTokenStore;
   audit: AuditLog;
+  /** The Prometheus metrics behind GET /metrics; absent when metrics.enabled is false. */
+  metrics?: CoreMetrics;
 }
 
 export interface RunningCore {
@@ -179,6 +183,10 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     // The event feed needs the bus, which needs the dispatcher (ACL): the late binding breaks the cycle.
     let eventFeed: EventFeed | undefined;
     let haDiscovery: DiscoveryPublisher | undefined;
+    const metrics = config.metrics.enabled
+      ? new CoreMetrics({ registry, log: log.child({ room: 'observability' }), max_series: config.metrics.max_series })
+      : undefined;
+    if (metrics) started.push({ name: 'metrics', stop: () => metrics.stop() });
     const dispatcher = new Dispatcher({
       registry,
       adapters: [],
@@ -188,9 +196,13 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       onFinished: (record) => {
         eventFeed?.invocationFinished(record);
         haDiscovery?.invocationFinished(record);
+        metrics?.invocations.finished(record);
       },
       guard: policy,
-      audit: (entry) => audit.record(entry),
+      audit: (entry) => {
+        audit.record(entry);
+        metrics?.invocations.ended(entry);
+      },
     });
     started.push({ name: 'dispatcher', stop: () => dispatcher.stop() });
 
@@ -318,11 +330,14 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     // Chroma and the embedding model take seconds to come up; retrieval answers from BM25 meanwhile.
     void retrieval.start().catch((err: unknown) => log.error({ err }, 'retrieval failed to start; continuing on BM25'));
     started.push({ name: 'retrieval', stop: () => retrieval.stop() });
-
-    const llm = createLlmClient(config.llm);
+    // Every search and LLM request goes through these, so metrics count them in one place.
+    const search = metrics ? metrics.meterSearch(retrieval, config.retrieval.enabled) : retrieval;
+    const llmClient = createLlmClient(config.llm);
+    // The metered client for the conversation and the scheduler's post-processing alike.
+    const llm = llmClient && metrics ? metrics.meterLlm(llmClient) : llmClient;
     const engine = createConversationEngine({
       llm,
-      retrieval,
+      retrieval: search,
       dispatcher,
       registry,
       resolver: new DefaultParameterResolver(),
@@ -394,7 +409,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     }
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
-    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths: HEALTH_PATHS, userTokens: users });
+    const publicPaths = metrics ? [...HEALTH_PATHS, METRICS_PATH] : HEALTH_PATHS;
+    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths, userTokens: users });
     const health = async (record: PluginRecord): Promise<HealthReport> => {
       const adapter = adapters.get(record.descriptor.type);
       if (adapter?.health) return adapter.health(record);
@@ -420,7 +436,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     registerUserRoutes(http.app, { users });
     registerAuditRoutes(http.app, { audit });
     registerProfileRoutes(http.app, { profiles });
-    registerSearchRoutes(http.app, { search: retrieval, mayReach: (userId, record) => policy.mayReachPlugin(userId, record) });
+    registerSearchRoutes(http.app, { search, mayReach: (userId, record) => policy.mayReachPlugin(userId, record) });
     await registerMessageRoutes(http.app, {
       engine,
       publishReply: (channel, reply) => bus.publish(topics.channelOut(channel), JSON.stringify(reply), { qos: 1 }),
@@ -433,7 +449,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       authorize: http.authorize,
       principalOf: http.principalOf,
       access: policy,
-      findPlugins: findPluginsTool(retrieval),
+      findPlugins: findPluginsTool(search),
     });
     registerOpenApiRoute(http.app);
     const readiness = createCoreReadiness({
@@ -452,6 +468,10 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     log[mode === 'credentials' ? 'info' : 'warn']({ access_mode: mode }, accessModeNote(mode));
     const eventLoop = new EventLoopMonitor();
     started.push({ name: 'event-loop-monitor', stop: () => eventLoop.stop() });
+    if (metrics) {
+      metrics.watch({ ...(bus.traffic ? { traffic: bus.traffic } : {}), ...(broker ? { broker } : {}), dispatcher, retrieval, eventLoop });
+      registerMetricsRoutes(http.app, { metrics, adminToken: token, metricsToken: config.metrics.token, log: log.child({ room: 'api' }) });
+    }
     registerStatusRoutes(http.app, {
       status: () => ({
         version: '0.1.0',
@@ -503,6 +523,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       audit,
       notifier,
       scheduler,
+      ...(metrics ? { metrics } : {}),
     };
     log.info({ data_dir: config.data_dir, plugins: registry.list().length }, 'HomeClaw Core started');
     let stopping: Promise<void> | undefined;

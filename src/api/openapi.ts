@@ -417,6 +417,17 @@ function paths(): JsonObject {
         responses: { '200': ok('Every part is up.', ref('Readiness')), '503': ok('At least one part is down.', ref('Readiness')) },
       }),
     },
+    '/metrics': {
+      get: operation('getMetrics', 'Prometheus metrics (the admin token or the metrics token)', ['meta'], {
+        description:
+          'The Prometheus text exposition format (version 0.0.4). Takes the admin token or metrics.token (HOMECLAW_METRICS_TOKEN), ' +
+          'which opens this route only. Absent (404) when metrics.enabled is false.',
+        responses: {
+          '200': { description: 'Every metric with its HELP and TYPE lines.', content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } } },
+          '401': error('Unauthorized'),
+        },
+      }),
+    },
     '/api/status': {
       get: operation('getStatus', 'State of every Core service', ['meta'], {
         responses: { '200': ok('The status snapshot.', ref('CoreStatus')), '401': error('Unauthorized') },

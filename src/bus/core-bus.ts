@@ -36,9 +36,27 @@ export interface PublishOptions {
 
 export type MessageHandler = (message: IncomingMessage) => void;
 
+/**
+ * What went through the Core's own side of the bus since it started: messages (and payload bytes) the
+ * Core published, and messages delivered to at least one of its subscriptions. Plain numbers bumped on
+ * every message, read when metrics are scraped.
+ */
+export interface BusTraffic {
+  published: number;
+  published_bytes: number;
+  received: number;
+  received_bytes: number;
+}
+
+export function emptyTraffic(): BusTraffic {
+  return { published: 0, published_bytes: 0, received: 0, received_bytes: 0 };
+}
+
 export interface CoreBus {
   /** True when the Core embeds the broker and therefore knows who published each message. */
   readonly embedded: boolean;
+  /** Message and byte counts of the Core's publishes and deliveries (see BusTraffic). */
+  readonly traffic?: BusTraffic;
   publish(topic: string, payload: string | Buffer, options?: PublishOptions): Promise<void>;
   /** Handlers run isolated: a throwing handler is logged, never propagated to the broker. */
   subscribe(filter: string, handler: MessageHandler): Promise<() => Promise<void>>;

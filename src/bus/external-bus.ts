@@ -6,7 +6,7 @@ import { Socket } from 'node:net';
 import { connect, type IClientOptions, type MqttClient, type IPublishPacket } from 'mqtt';
 import type { Logger } from '../log.js';
 import { isCommandTopic, topicMatches, topics } from '../protocol/topics.js';
-import type { CoreBus, IncomingMessage, MessageHandler, PublishOptions } from './core-bus.js';
+import { emptyTraffic, type CoreBus, type IncomingMessage, type MessageHandler, type PublishOptions } from './core-bus.js';
 
 export interface ExternalBusOptions {
   url: string;
@@ -36,6 +36,7 @@ interface FilterEntry {
 
 export class ExternalBus implements CoreBus {
   readonly embedded = false;
+  readonly traffic = emptyTraffic();
   private readonly client: MqttClient;
   private readonly log: Logger;
   private readonly options: ExternalBusOptions;
@@ -95,6 +96,8 @@ export class ExternalBus implements CoreBus {
     // Failing fast beats queueing: an invoke published minutes late, after a reconnect, would arrive past
     // its deadline, while the dispatcher can answer a failed publish at once.
     if (!this.client.connected) return Promise.reject(new Error('not connected to the external MQTT broker'));
+    this.traffic.published++;
+    this.traffic.published_bytes += typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
     return new Promise((resolve, reject) => {
       this.inFlight.add(reject);
       this.client.publish(topic, payload, { qos: options.qos ?? 1, retain: options.retain ?? false }, (error) => {
@@ -249,6 +252,8 @@ export class ExternalBus implements CoreBus {
     if (packet.retain && isCommandTopic(topic)) return this.clearRetainedCommand(topic, payload);
     if (payload.length === 0 && this.clearing.size > 0 && this.clearing.delete(topic)) return;
     const message: IncomingMessage = { topic, payload, publisher: undefined, retain: packet.retain };
+    this.traffic.received++;
+    this.traffic.received_bytes += payload.length;
     for (const [filter, entry] of this.filters) {
       if (!topicMatches(filter, topic)) continue;
       for (const handler of entry.handlers) {

@@ -56,4 +56,5 @@ export const DEFAULT_CONFIG: CoreConfig = {
   policy: { users: {}, require_confirmation: [] },
   limits: { max_capabilities: 256, max_examples: 32 },
   events: { invocations: 'auto' },
+  metrics: { enabled: true, token: null, max_series: 1000 },
 };

@@ -47,6 +47,8 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_HA_DISCOVERY', path: ['homeassistant', 'discovery'], kind: 'bool' },
   { name: 'HOMECLAW_HA_DISCOVERY_PREFIX', path: ['homeassistant', 'discovery_prefix'], kind: 'string' },
   { name: 'HOMECLAW_HA_REFRESH_SEC', path: ['homeassistant', 'refresh_sec'], kind: 'int' },
+  { name: 'HOMECLAW_METRICS_ENABLED', path: ['metrics', 'enabled'], kind: 'bool' },
+  { name: 'HOMECLAW_METRICS_TOKEN', path: ['metrics', 'token'], kind: 'string' },
 ];
 
 function isTree(value: unknown): value is Tree {

@@ -144,4 +144,9 @@ export const CONFIG_SCHEMA = obj({
   }),
   limits: obj({ max_capabilities: posInt, max_examples: { type: 'integer', minimum: 0 } }),
   events: obj({ invocations: { anyOf: [{ type: 'boolean' }, { const: 'auto' }] } }),
+  metrics: obj({
+    enabled: { type: 'boolean' },
+    token: { type: ['string', 'null'], minLength: 16 },
+    max_series: { type: 'integer', minimum: 1 },
+  }),
 });

@@ -207,6 +207,15 @@ export interface EventsConfig {
   invocations: boolean | 'auto';
 }
 
+export interface MetricsConfig {
+  /** Serve GET /metrics (Prometheus text format) and keep the metrics behind it. */
+  enabled: boolean;
+  /** A scraper's bearer token: it may read /metrics and nothing else (the admin token may too). */
+  token: string | null;
+  /** Distinct (plugin, capability) pairs in the invocation metrics; pairs beyond it share plugin="_other". */
+  max_series: number;
+}
+
 export interface CoreConfig {
   data_dir: string;
   /** This assistant instance's id (HomeClaw's app_id), sent to plugins in every PluginRequest. */
@@ -231,4 +240,5 @@ export interface CoreConfig {
   policy: PolicyConfig;
   limits: LimitsConfig;
   events: EventsConfig;
+  metrics: MetricsConfig;
 }

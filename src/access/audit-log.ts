@@ -151,6 +151,15 @@ export class AuditLog {
     return this.options.db.prepare(sql).all(...values) as AuditEntry[];
   }
 
+  /**
+   * The newest entry of each plugin, newest first. One pass over the table (at most max_entries rows),
+   * for a dashboard's "last outcome" column; the hot path pays nothing for it.
+   */
+  lastPerPlugin(): AuditEntry[] {
+    const sql = 'SELECT a.* FROM audit_log a JOIN (SELECT MAX(id) AS id FROM audit_log GROUP BY plugin_id) newest ON a.id = newest.id ORDER BY a.id DESC';
+    return this.options.db.prepare(sql).all() as AuditEntry[];
+  }
+
   status(): { entries: number; buffered: number; written: number; dropped: number; last_failure?: string } {
     const entries = (this.options.db.prepare('SELECT COUNT(*) AS n FROM audit_log').get() as { n: number }).n;
     return { entries, buffered: this.buffer.length, written: this.written, dropped: this.dropped, ...(this.lastFailure ? { last_failure: this.lastFailure } : {}) };

@@ -30,6 +30,7 @@ export const CONFIG_SCHEMA = obj({
     max_payload_bytes: { type: 'integer', minimum: 1024, maximum: 268435455 },
   }),
   http: obj({ host: str, port, admin_token: { type: ['string', 'null'], minLength: 16 } }),
+  dashboard: obj({ enabled: { type: 'boolean' }, ingress_proxy: { type: ['string', 'null'], pattern: '^(?:\\d{1,3}(?:\\.\\d{1,3}){3}|[0-9A-Fa-f:]{2,39})$' } }),
   dispatch: obj({
     default_timeout_sec: posNum,
     default_max_concurrency: posInt,

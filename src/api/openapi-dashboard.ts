@@ -84,7 +84,7 @@ export function dashboardPaths(): Record<string, JsonObject> {
       get: op('whoami', 'Who this token (or ingress session) acts as', ['meta'], { responses: { '200': ok('The principal.', ref('Whoami')), '401': error('Unauthorized') } }),
     },
     '/api/events': {
-      get: op('streamEvents', 'The observer events of homeclaw/events/<kind> as server-sent events', ['meta'], {
+      get: op('streamEvents', 'The observer events (the MQTT events topics) as server-sent events', ['meta'], {
         responses: {
           '200': {
             description:

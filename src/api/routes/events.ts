@@ -39,7 +39,9 @@ export function registerEventRoutes(app: FastifyInstance, deps: EventRoutesDeps)
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
-      connection: 'keep-alive',
+      // The connection carries this stream only: when the stream ends (the Core stops, the client is cut
+      // off) the socket closes with it, so stopping the server never waits for an idle browser connection.
+      connection: 'close',
       // Reverse proxies (nginx, Home Assistant's ingress) must pass each event on at once.
       'x-accel-buffering': 'no',
     });

@@ -598,7 +598,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
           type: 'http',
           scheme: 'bearer',
           description:
-            'The admin token of the Core, or a user token (homeclaw users add <id>), which may call only POST /api/messages, GET/PUT/POST /api/profiles/<own id>, GET /api/plugins/search and /mcp, acting as its user; other routes answer 403.',
+            'The admin token of the Core, or a user token (homeclaw users add <id>), which may call only POST /api/messages, GET/PUT/POST /api/profiles/<own id>, GET /api/plugins/search, GET /api/whoami and /mcp, acting as its user; other routes answer 403.',
         },
       },
     },

@@ -34,16 +34,22 @@ export function PluginsPage(props: { feed: LiveFeed }) {
   const [, tick] = useState(0);
 
   useEffect(() => {
-    const load = serialLoader(async () => {
+    const loadPlugins = serialLoader(async () => {
       try {
-        const [list, last] = await Promise.all([getJson<{ plugins: PluginSummary[] }>('api/plugins'), getJson<{ entries: AuditEntry[] }>('api/audit/last')]);
-        setPlugins(list.plugins);
-        setLoaded(new Map(last.entries.map((e) => [e.plugin_id, { outcome: e.outcome, ts: e.ts, duration_ms: e.duration_ms, capability_id: e.capability_id, user_id: e.user_id }])));
+        setPlugins((await getJson<{ plugins: PluginSummary[] }>('api/plugins')).plugins);
         setError(undefined);
       } catch (err) {
         setError(`Could not load the plugins: ${(err as Error).message}`);
       }
     });
+    const loadOutcomes = serialLoader(async () => {
+      const last = await getJson<{ entries: AuditEntry[] }>('api/audit/last');
+      setLoaded(new Map(last.entries.map((e) => [e.plugin_id, { outcome: e.outcome, ts: e.ts, duration_ms: e.duration_ms, capability_id: e.capability_id, user_id: e.user_id }])));
+    });
+    const load = (): void => {
+      loadPlugins();
+      loadOutcomes();
+    };
     const touched = (id: string): void => setFlash((previous) => new Map(previous).set(id, Date.now()));
     load();
     const offReady = props.feed.onReady(load);
@@ -57,7 +63,7 @@ export function PluginsPage(props: { feed: LiveFeed }) {
         }
         // Registrations, updates and removals change more than a row: the list is loaded again (a health
         // change too, in case it raced a load that was already under way).
-        load();
+        loadPlugins();
         touched(id);
       } else if (kind === 'invocation') {
         const outcome: LastOutcome = { outcome: outcomeOf(event), ts: event.ts ?? Date.now(), duration_ms: event.duration_ms ?? 0, capability_id: event.capability_id ?? '' };

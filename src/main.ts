@@ -18,6 +18,7 @@ import { createBuiltinLoader } from './adapters/builtin-loader.js';
 import { createHttpAdapter } from './adapters/http.js';
 import { McpAdapter } from './adapters/mcp.js';
 import { createSubprocessAdapter } from './adapters/subprocess.js';
+import { SelfTargetGuard } from './adapters/self-target.js';
 import { registerMcpRoutes } from './api/routes/mcp.js';
 import { registerMessageRoutes } from './api/routes/messages.js';
 import { registerSearchRoutes } from './api/routes/search.js';
@@ -29,6 +30,7 @@ import { DefaultParameterResolver } from './conversation/resolver.js';
 import { findPluginsTool } from './retrieval/mcp-find-plugins.js';
 import { createRetrieval, type Retrieval } from './retrieval/retrieval.js';
 import { MqttLifecycle } from './adapters/mqtt-lifecycle.js';
+import { MqttPathWatch } from './adapters/mqtt-path-watch.js';
 import { resolveAdminToken } from './api/admin-token.js';
 import { registerPluginRoutes } from './api/routes/plugins.js';
 import { registerStatusRoutes } from './api/routes/status.js';
@@ -66,6 +68,7 @@ import { createPythonBridge } from './bridges/python/bridge.js';
 import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
 import { attachCallFrontDoor } from './bridges/homeassistant/call-front-door.js';
 import { DiscoveryPublisher } from './bridges/homeassistant/discovery/publisher.js';
+import { EventLoopMonitor } from './observability/event-loop-monitor.js';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -156,7 +159,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const users = new UserTokenStore(db);
 
     const events = new TypedEventBus(log);
-    const registry = new Registry({ db, events, log: log.child({ room: 'registry' }) });
+    const registry = new Registry({ db, events, log: log.child({ room: 'registry' }), limits: config.limits });
     const profiles = new SqliteProfileStore({ db });
     const pendingCalls = new SqlitePendingCallStore({ db });
     if (config.conversation.profiles_file) {
@@ -201,9 +204,13 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     if (broker) log.info({ host: broker.host, port: broker.tcpPort, ws_port: broker.wsPort }, 'embedded MQTT broker listening');
     else log.info({ url: redactUrl(config.broker.url ?? '') }, 'connected to external MQTT broker');
 
-    eventFeed = startEventFeed({ bus, registry, log });
+    eventFeed = startEventFeed({ bus, registry, log, invocations: config.events.invocations });
     started.push({ name: 'event-feed', stop: () => eventFeed?.stop() });
 
+    // No plugin may call the Core's own HTTP API; the port is known for sure once the API listens.
+    let httpPort: number | undefined;
+    const selfTarget = new SelfTargetGuard({ port: () => httpPort ?? (config.http.port || undefined) });
+    const checkTargets = (descriptor: PluginRecord['descriptor']) => selfTarget.descriptorProblems(descriptor);
     const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });
     await mqttAdapter.start();
     const python = createPythonBridge({
@@ -221,10 +228,11 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       hot_reload: config.plugins.hot_reload,
       python: python.folders,
       keep_record: python.ownsRecord,
+      check_targets: checkTargets,
     });
-    const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness });
+    const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness, guard: selfTarget });
     const subprocessAdapter = createSubprocessAdapter({ log: log.child({ room: 'adapters', type: 'subprocess' }) });
-    const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }) });
+    const mcpAdapter = new McpAdapter({ registry, log: log.child({ room: 'adapters', type: 'mcp' }), guard: selfTarget });
     const homeAssistant = { config: config.homeassistant, registry, log };
     const haAdapter = createHomeAssistantAdapter(homeAssistant);
     for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter, python.adapter, haAdapter].filter(Boolean) as PluginAdapter[]) {
@@ -257,6 +265,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     await lifecycle.start();
     started.push({ name: 'mqtt-lifecycle', stop: () => lifecycle.stop() });
+    const pathWatch = new MqttPathWatch({ bus, registry, log: log.child({ room: 'adapters', component: 'mqtt-path-watch' }) });
+    pathWatch.start();
+    started.push({ name: 'mqtt-path-watch', stop: () => pathWatch.stop() });
 
     if (config.zigbee2mqtt.enabled) {
       const zigbee = await startZigbee2mqtt({
@@ -357,6 +368,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       registry,
       dispatcher,
       health,
+      checkTargets,
       transfer: (pluginId, name) => {
         const credential = credentials.get(name);
         if (!credential) return { ok: false, status: 400, error: `no credential "${name}"; create it with: homeclaw credentials add ${name} --role plugin` };
@@ -406,6 +418,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const embeddedAccess = broker ? { anonymous: broker.anonymousAllowed, loopbackOnly: isLoopbackHost(broker.host) } : null;
     const mode = accessMode(embeddedAccess);
     log[mode === 'credentials' ? 'info' : 'warn']({ access_mode: mode }, accessModeNote(mode));
+    const eventLoop = new EventLoopMonitor();
+    started.push({ name: 'event-loop-monitor', stop: () => eventLoop.stop() });
     registerStatusRoutes(http.app, {
       status: () => ({
         version: '0.1.0',
@@ -417,6 +431,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         dispatcher: dispatcher.getStats(),
         mqtt: { ...mqttAdapter.counters, ...lifecycle.counters },
         retrieval: retrieval.status(),
+        event_loop: eventLoop.snapshot(),
         llm: config.llm.base_url ? { configured: true, base_url: config.llm.base_url, model: config.llm.model } : { configured: false },
         builtins: loader.status(),
         python: python.status(),
@@ -430,7 +445,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         }),
       }),
     });
-    const { port: httpPort, url: httpUrl } = await http.listen();
+    const listening = await http.listen();
+    httpPort = listening.port;
+    const httpUrl = listening.url;
     started.push({ name: 'http', stop: () => http.close() });
     log.info({ url: httpUrl }, 'HTTP API listening');
 

@@ -128,14 +128,24 @@ function roundTripper(client: MqttClient, inTopic: string, outTopic: string): (b
     });
 }
 
-async function measureCore(bench: BenchCore, concurrency: 1 | 32, kind: 'slash' | 'llm'): Promise<LatencyStats> {
-  const channel = `bench${kind}${concurrency}`;
+/**
+ * slash: a slash command (no retrieval, no model). llm: every message a different sentence, so each one
+ * is embedded (none comes from the query cache). llm-repeat: the same sentence every time (cache hits).
+ */
+async function measureCore(bench: BenchCore, concurrency: 1 | 32, kind: 'slash' | 'llm' | 'llm-repeat'): Promise<LatencyStats> {
+  const channel = `bench${kind.replace('-', '')}${concurrency}`;
   await bench.client.subscribeAsync(topics.channelOut(channel), { qos: 0 });
   const send = roundTripper(bench.client, topics.channelIn(channel), topics.channelOut(channel));
   let n = 0;
   const op = (): Promise<void> => {
-    const user = `user-${n++ % concurrency}`;
-    const text = kind === 'slash' ? '/echo say text=hello' : 'echo hello to the lamp please';
+    const i = n++;
+    const user = `user-${i % concurrency}`;
+    const text =
+      kind === 'slash'
+        ? '/echo say text=hello'
+        : kind === 'llm-repeat'
+          ? 'echo hello to the lamp please'
+          : `echo hello to the ${WORDS[i % WORDS.length]} number ${i} please`;
     return send((request_id) => ({ request_id, user_id: user, text }));
   };
   await measure(op, 20, Math.min(concurrency, 4)); // warm-up
@@ -197,7 +207,11 @@ export async function runConversationBench(): Promise<string> {
         if (llm.requests.length - before < MESSAGES[concurrency]) throw new Error('the model was not called for every message');
         addRows(mode, `bare MQTT round trip (baseline), ${concurrency} user(s)`, bare, bare);
         addRows(mode, `slash command, ${concurrency} user(s)`, slash, bare);
-        addRows(mode, `message → LLM path → reply, ${concurrency} user(s)`, full, bare);
+        addRows(mode, `message → LLM path → reply, ${concurrency} user(s), every message different`, full, bare);
+        if (chromaUrl) {
+          const repeated = await measureCore(bench, concurrency, 'llm-repeat');
+          addRows(mode, `the same message again and again (query cache), ${concurrency} user(s)`, repeated, bare);
+        }
       }
       llm.requests.length = 0;
     } finally {

@@ -8,8 +8,12 @@ import { runConversationBench } from './conversation.js';
 import { runCoreBusBench } from './core-bus.js';
 import { runRetrievalQualityBench } from './retrieval-quality.js';
 import { runRetrievalScaleBench } from './retrieval-scale.js';
+import { runStallBench } from './stall.js';
 
 type Suite = () => Promise<string>;
+
+// `--rounds N`: rounds of the stall suite (default 2); `--no-rss` skips its 1,000-plugin memory step.
+const roundsFlag = process.argv.indexOf('--rounds');
 
 // `--dataset DIR` points the retrieval suites at other data in the MetaTool layout.
 const datasetFlag = process.argv.indexOf('--dataset');
@@ -22,10 +26,11 @@ const suites: Record<string, Suite> = {
   'retrieval-scale': () => runRetrievalScaleBench(dataset),
   conversation: () => runConversationBench(),
   access: () => runAccessBench(),
+  stall: () => runStallBench({ ...(roundsFlag >= 0 ? { rounds: Number(process.argv[roundsFlag + 1]) } : {}), rss: !process.argv.includes('--no-rss') }),
 };
 
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith('-') && all[i - 1] !== '--dataset');
+  const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith('-') && all[i - 1] !== '--dataset' && all[i - 1] !== '--rounds');
   const names = wanted.length > 0 ? wanted : Object.keys(suites);
   const unknown = names.filter((n) => !suites[n]);
   if (unknown.length > 0) {

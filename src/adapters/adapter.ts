@@ -11,6 +11,17 @@ export interface AdapterCall {
    * its work (kill a process, abort a fetch) when it fires; the dispatcher has already answered.
    */
   signal: AbortSignal;
+  /**
+   * Runs `listener` once if the call is aborted, without creating the AbortSignal (the dispatcher makes
+   * the signal only when an adapter reads it, which costs more than a fast call). Use whenAborted().
+   */
+  onAbort?(listener: () => void): void;
+}
+
+/** Calls `listener` once when the call is aborted, the cheapest way the caller offers. */
+export function whenAborted(call: AdapterCall, listener: () => void): void {
+  if (call.onAbort) call.onAbort(listener);
+  else call.signal.addEventListener('abort', listener, { once: true });
 }
 
 export interface HealthReport {

@@ -49,6 +49,8 @@ export interface BuiltinLoaderOptions {
   python?: PythonFolders;
   /** Built-in records another loader manages (embedded Python plugins): never pruned as vanished here. */
   keep_record?: (record: PluginRecord) => boolean;
+  /** Problems with where a manifest's plugin points (e.g. the Core's own HTTP API); any makes it an error. */
+  check_targets?: (descriptor: PluginDescriptor) => Promise<{ path: string; message: string }[]>;
 }
 
 export interface BuiltinFolderStatus {
@@ -241,7 +243,11 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
       source: 'built-in',
       config: mergeConfig(normalized.descriptor.config as Record<string, unknown>, config) as PluginConfig,
     };
-    if (descriptor.type !== 'inline') return { ok: true, descriptor };
+    if (descriptor.type !== 'inline') {
+      const problems = (await options.check_targets?.(descriptor)) ?? [];
+      if (problems.length > 0) throw new LoadError(problems.map((p) => `${p.path}: ${p.message}`).join('; '), descriptor.id);
+      return { ok: true, descriptor };
+    }
 
     const dataDir = join(resolve(options.data_dir), 'plugins', descriptor.id);
     mkdirSync(dataDir, { recursive: true });

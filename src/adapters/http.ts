@@ -8,7 +8,9 @@ import type { CapabilitySpec, JsonObject, JsonValue, PluginRequest, PluginResult
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { AdapterCall, HealthReport, PluginAdapter } from './adapter.js';
+import { guardedFetch, TargetRefusedError } from './guarded-fetch.js';
 import { createHealthPoller, type HealthPoller } from './health-poller.js';
+import type { SelfTargetGuard } from './self-target.js';
 import { clip, failure, parseTextualAnswer, tryParseJson } from './plugin-result.js';
 
 export interface HttpAdapterOptions {
@@ -19,12 +21,17 @@ export interface HttpAdapterOptions {
   max_response_bytes?: number;
   /** Timeout of one health check (default: the poll interval, at most 5 s). */
   health_timeout_ms?: number;
+  /** Refuses every URL (configured or redirected to) that reaches the Core's own HTTP API. */
+  guard?: SelfTargetGuard;
 }
 
 export interface HttpAdapter extends PluginAdapter {
   /** Follows registry events: polls the health of every http plugin with a health_check_url. */
   start(): void;
 }
+
+/** A parameter value that cannot be used in the capability's path: the caller's mistake, not the plugin's. */
+export class PathParameterError extends Error {}
 
 interface PreparedCall {
   url: string;
@@ -52,12 +59,16 @@ export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
     try {
       prepared = prepare(record, capability, request);
     } catch (err) {
-      return failure(request, err instanceof Error ? err.message : String(err), 'adapter_error');
+      return failure(request, err instanceof Error ? err.message : String(err), err instanceof PathParameterError ? 'invalid_params' : 'adapter_error');
     }
     let response: Response;
     try {
-      response = await fetch(prepared.url, { ...prepared.init, signal });
+      response = await guardedFetch(prepared.url, { ...prepared.init, signal }, options.guard);
     } catch (err) {
+      if (err instanceof TargetRefusedError) {
+        log.warn({ plugin_id: id, url: err.url, redirected: err.redirected }, 'call to the Core itself refused');
+        return failure(request, `plugin ${id} ${err.redirected ? err.message : `targets ${err.message}`}: refused`, 'adapter_error');
+      }
       return failure(request, describeFetchError(id, prepared.url, err, signal), signal.aborted ? 'timeout' : 'adapter_error');
     }
     let body: string;
@@ -77,19 +88,32 @@ export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
     if (!url) return { ok: false, detail: `plugin ${record.descriptor.id} has no health_check_url` };
     const signal = AbortSignal.timeout(healthTimeoutMs);
     try {
-      const response = await fetch(url, { method: 'GET', signal, headers: { accept: 'application/json, text/plain, */*' } });
+      const response = await guardedFetch(url, { method: 'GET', signal, headers: { accept: 'application/json, text/plain, */*' } }, options.guard);
       // Drain the body so the keep-alive socket can be reused.
       await response.arrayBuffer().catch(() => undefined);
       return response.ok ? { ok: true, detail: `HTTP ${response.status}` } : { ok: false, detail: `HTTP ${response.status} from ${url}` };
     } catch (err) {
+      if (err instanceof TargetRefusedError) return { ok: false, detail: `the health check ${err.message}: refused` };
       if (signal.aborted) return { ok: false, detail: `no answer from ${url} within ${healthTimeoutMs} ms` };
       return { ok: false, detail: describeNetworkError(url, err) };
     }
   }
 
-  function attach(record: PluginRecord): void {
-    if (record.descriptor.type === 'http' && record.descriptor.health_check_url) poller.watch(record.descriptor.id);
-    else poller.unwatch(record.descriptor.id);
+  async function attach(record: PluginRecord): Promise<void> {
+    const id = record.descriptor.id;
+    if (record.descriptor.type === 'http' && options.guard) {
+      // Registrations are checked before they are stored; this catches records stored before that rule.
+      const problems = await options.guard.descriptorProblems(record.descriptor);
+      if (problems.length > 0) {
+        poller.unwatch(id);
+        const reason = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+        log.error({ plugin_id: id, problems }, 'http plugin targets the Core itself; not used');
+        registry.setState(id, 'error', reason);
+        return;
+      }
+    }
+    if (record.descriptor.type === 'http' && record.descriptor.health_check_url) poller.watch(id);
+    else poller.unwatch(id);
   }
 
   return {
@@ -103,16 +127,16 @@ export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
     start() {
       if (unsubscribe.length > 0) return;
       unsubscribe.push(
-        registry.events.on('plugin.registered', ({ record }) => attach(record)),
+        registry.events.on('plugin.registered', ({ record }) => void attach(record)),
         registry.events.on('plugin.updated', ({ record, previous }) => {
           // Restart polling only when something that matters to it changed.
           if (record.descriptor.health_check_url !== previous.descriptor.health_check_url || record.descriptor.type !== previous.descriptor.type) {
-            attach(record);
+            void attach(record);
           }
         }),
         registry.events.on('plugin.removed', ({ record }) => poller.unwatch(record.descriptor.id)),
       );
-      for (const record of registry.list()) if (record.descriptor.type === 'http') attach(record);
+      for (const record of registry.list()) if (record.descriptor.type === 'http') void attach(record);
     },
     async stop() {
       for (const off of unsubscribe.splice(0)) off();
@@ -163,10 +187,16 @@ export function prepare(record: PluginRecord, capability: CapabilitySpec, reques
   // Path templates ({name}) take their value from the parameters and consume it.
   const path = capability.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_match, name: string) => {
     const value = remaining[name];
-    if (value === undefined || value === null) throw new Error(`parameter "${name}" is needed for the path ${capability.path}`);
+    if (value === undefined || value === null) throw new PathParameterError(`parameter "${name}" is needed for the path ${capability.path}`);
+    const text = queryValue(value);
+    // A whole segment "." or ".." would be resolved away by the URL parser and change the path.
+    if (text === '.' || text === '..') throw new PathParameterError(`parameter "${name}" may not be "${text}" in the path ${capability.path}`);
     delete remaining[name];
-    return encodeURIComponent(queryValue(value));
+    return encodeURIComponent(text);
   });
+  if (path.split(/[/?#]/).some(isDotSegment) && !capability.path.split(/[/?#]/).some(isDotSegment)) {
+    throw new PathParameterError(`the parameters of the path ${capability.path} may not form a "." or ".." segment`);
+  }
   const url = new URL(joinUrl(baseUrl ?? '', path));
   if (method === 'GET' || method === 'DELETE') {
     for (const [name, value] of Object.entries(remaining)) {
@@ -178,6 +208,10 @@ export function prepare(record: PluginRecord, capability: CapabilitySpec, reques
   }
   headers['content-type'] = 'application/json';
   return { url: url.toString(), init: { method, headers, body: JSON.stringify(remaining) } };
+}
+
+function isDotSegment(segment: string): boolean {
+  return /^(\.|%2e){1,2}$/i.test(segment);
 }
 
 // ---- reading the answer ----------------------------------------------------------------------

@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
   ErrorCode,
@@ -42,6 +42,8 @@ export interface McpConnectionDeps {
   classifyFailure?: (error: unknown) => FailureVerdict | undefined;
   /** Called once connected and after every later successful tool listing. */
   onReady?: () => void;
+  /** fetch for the HTTP transports (default: the global one). */
+  fetch?: FetchLike;
 }
 
 interface Session {
@@ -120,9 +122,9 @@ export class McpConnection {
       const log = this.deps.log;
       return new McpStdioClientTransport(connection, (line) => log.debug({ plugin_id: this.pluginId, stderr: line }, 'MCP server stderr'));
     }
-    const requestInit = { headers: connection.headers };
-    if (connection.transport === 'sse') return new SSEClientTransport(new URL(connection.url), { requestInit });
-    return new StreamableHTTPClientTransport(new URL(connection.url), { requestInit });
+    const options = { requestInit: { headers: connection.headers }, ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}) };
+    if (connection.transport === 'sse') return new SSEClientTransport(new URL(connection.url), options);
+    return new StreamableHTTPClientTransport(new URL(connection.url), options);
   }
 
   private async connect(): Promise<void> {

@@ -4,9 +4,9 @@
 // the exit code and the tail of stderr are kept to explain a crash, and non-JSON-RPC lines on stdout are
 // reported with a snippet instead of vanishing.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { buildChildEnv } from './child-env.js';
 
 export interface StdioServerSpec {
   command: string;
@@ -73,8 +73,8 @@ export class McpStdioClientTransport implements Transport {
     const command = this.spec.command === 'node' ? process.execPath : this.spec.command;
     return new Promise((resolve, reject) => {
       const child = spawn(command, this.spec.args, {
-        // Only the SDK's minimal environment plus what the manifest sets: Core secrets stay in the Core.
-        env: { ...getDefaultEnvironment(), ...this.spec.env },
+        // The minimal child environment plus what the manifest sets: Core secrets stay in the Core.
+        env: buildChildEnv(this.spec.env),
         cwd: this.spec.cwd,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,

@@ -7,6 +7,8 @@ import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import { connectionFingerprint, readMcpConfig } from './mcp-config.js';
 import { McpConnection, type BackoffSettings } from './mcp-connection.js';
+import { guardedFetchLike } from './guarded-fetch.js';
+import type { SelfTargetGuard } from './self-target.js';
 
 export interface McpAdapterOptions {
   registry: RegistryApi;
@@ -15,6 +17,8 @@ export interface McpAdapterOptions {
   restart_backoff?: Partial<BackoffSettings>;
   /** Limit for initialize and each tools/list page. Default 15 s. */
   connect_timeout_ms?: number;
+  /** Refuses MCP server URLs (and every URL the client fetches) that reach the Core's own HTTP API. */
+  guard?: SelfTargetGuard;
 }
 
 interface Attached {
@@ -49,6 +53,15 @@ export class McpAdapter implements PluginAdapter {
       this.options.registry.setState(pluginId, 'error', parsed.error);
       return;
     }
+    if (this.options.guard && parsed.settings.connection.transport !== 'stdio') {
+      const refused = await this.options.guard.check(parsed.settings.connection.url);
+      if (refused) {
+        this.log.error({ plugin_id: pluginId, url: parsed.settings.connection.url }, 'MCP plugin targets the Core itself; not connected');
+        await this.detach(record);
+        this.options.registry.setState(pluginId, 'error', refused);
+        return;
+      }
+    }
     const fingerprint = connectionFingerprint(parsed.settings);
     const existing = this.attached.get(pluginId);
     if (existing?.fingerprint === fingerprint) return;
@@ -63,6 +76,7 @@ export class McpAdapter implements PluginAdapter {
       log: this.log,
       backoff: this.backoff,
       connect_timeout_ms: this.options.connect_timeout_ms ?? 15_000,
+      ...(this.options.guard ? { fetch: guardedFetchLike(this.options.guard) } : {}),
     });
     this.attached.set(pluginId, { fingerprint, connection });
     // Not routable until its tools are listed.

@@ -38,6 +38,9 @@ export class MqttLifecycle {
   private readonly unsubscribers: (() => Promise<void>)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
+  /** Registrations waiting their turn: one is handled per event-loop turn (see queueRegistration). */
+  private readonly registrations: IncomingMessage[] = [];
+  private registering = false;
   readonly counters = { rejected: 0, acked: 0, heartbeats: 0, stale_wills_ignored: 0, reregister_sent: 0 };
 
   constructor(private readonly deps: MqttLifecycleDeps) {
@@ -50,7 +53,7 @@ export class MqttLifecycle {
       fn(m).catch((err: unknown) => this.deps.log.error({ err, topic: m.topic }, 'lifecycle handler failed'));
     };
     this.unsubscribers.push(
-      await bus.subscribe(filters.register, guard((m) => this.onRegister(m))),
+      await bus.subscribe(filters.register, (m) => this.queueRegistration(m)),
       await bus.subscribe(filters.unregister, guard((m) => this.onUnregister(m))),
       await bus.subscribe(filters.status, guard((m) => this.onStatus(m))),
       await bus.subscribe(filters.heartbeat, guard((m) => this.onHeartbeat(m))),
@@ -63,6 +66,8 @@ export class MqttLifecycle {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    // Registrations not handled yet are dropped with the Core: their plugins re-register on its next birth.
+    this.registrations.length = 0;
     try {
       await this.deps.bus.publish(topics.coreStatus(), JSON.stringify({ online: false, ts: this.now() }), {
         qos: 1,
@@ -97,6 +102,28 @@ export class MqttLifecycle {
       ...(!validId && message.publisher ? { client_id: message.publisher.clientId } : {}),
     });
   }
+
+  /**
+   * A burst of plugins (a Core restart, a fleet coming online) delivers its registrations together; each
+   * costs normalising, validating, hashing, storing and indexing its words. Handling them one per turn of
+   * the event loop, in arrival order, lets invocations and HTTP requests in between instead of waiting
+   * for the whole burst.
+   */
+  private queueRegistration(message: IncomingMessage): void {
+    this.registrations.push(message);
+    if (this.registering) return;
+    this.registering = true;
+    setImmediate(this.nextRegistration);
+  }
+
+  private readonly nextRegistration = (): void => {
+    const message = this.registrations.shift();
+    if (message) {
+      this.onRegister(message).catch((err: unknown) => this.deps.log.error({ err, topic: message.topic }, 'lifecycle handler failed'));
+    }
+    if (this.registrations.length > 0) setImmediate(this.nextRegistration);
+    else this.registering = false;
+  };
 
   private async onRegister(message: IncomingMessage): Promise<void> {
     const parsed = parseJsonPayload(message.payload, this.deps.max_payload_bytes);

@@ -7,7 +7,7 @@ import { isRequestId } from '../protocol/ids.js';
 import { filters, parseTopic, topics } from '../protocol/topics.js';
 import type { PluginResult } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
-import type { AdapterCall, PluginAdapter } from './adapter.js';
+import { whenAborted, type AdapterCall, type PluginAdapter } from './adapter.js';
 
 interface Pending {
   plugin_id: string;
@@ -33,29 +33,65 @@ export class MqttAdapter implements PluginAdapter {
   private readonly recentRing: (string | undefined)[] = new Array<string | undefined>(RECENT_LIMIT);
   private recentNext = 0;
   private unsubscribe: (() => Promise<void>) | undefined;
+  private stopWatchingConnection: (() => void) | undefined;
   readonly counters = { dropped_unknown: 0, dropped_late: 0, rejected_foreign: 0, invalid: 0 };
 
   constructor(private readonly deps: MqttAdapterDeps) {}
 
   async start(): Promise<void> {
     this.unsubscribe = await this.deps.bus.subscribe(filters.result, (message) => this.onResult(message));
+    // Results of requests sent on a session that is gone will never arrive: end those calls now.
+    this.stopWatchingConnection = this.deps.bus.onConnectionLost?.((reason) => this.failPending(`broker connection lost (${reason})`));
   }
 
   async invoke(call: AdapterCall): Promise<PluginResult> {
-    const { request, record, signal } = call;
+    const { request, record } = call;
+    const payload = JSON.stringify(request);
+    const limit = this.deps.max_payload_bytes;
+    // A UTF-8 byte is at most 3 per UTF-16 unit: only a payload that could be too large is measured.
+    if (payload.length * 3 > limit) {
+      const bytes = Buffer.byteLength(payload);
+      if (bytes > limit) {
+        return {
+          request_id: request.request_id,
+          plugin_id: record.descriptor.id,
+          success: false,
+          error: `request to plugin ${record.descriptor.id} is ${bytes} bytes, more than the broker payload limit of ${limit} bytes (broker.max_payload_bytes); nothing was sent`,
+          error_code: 'invalid_params',
+        };
+      }
+    }
     const result = new Promise<PluginResult>((resolve) => {
       this.pending.set(request.request_id, { plugin_id: record.descriptor.id, owner: record.owner, resolve });
-      signal.addEventListener(
-        'abort',
-        () => {
-          // The dispatcher has already answered the caller; forget the request so a late result is dropped.
-          if (this.pending.delete(request.request_id)) this.remember(request.request_id);
-        },
-        { once: true },
-      );
+      whenAborted(call, () => {
+        // The dispatcher has already answered the caller; forget the request so a late result is dropped.
+        if (this.pending.delete(request.request_id)) this.remember(request.request_id);
+      });
     });
-    await this.deps.bus.publish(topics.invoke(record.descriptor.id), JSON.stringify(request), { qos: 1 });
+    try {
+      await this.deps.bus.publish(topics.invoke(record.descriptor.id), payload, { qos: 1 });
+    } catch (err) {
+      // Unless the connection-lost handler already answered it, the call ends with the publish error.
+      if (!this.pending.delete(request.request_id)) return result;
+      this.remember(request.request_id);
+      const message = err instanceof Error ? err.message : String(err);
+      return { request_id: request.request_id, plugin_id: record.descriptor.id, success: false, error: `could not send the request to plugin ${record.descriptor.id}: ${message}`, error_code: 'adapter_error' };
+    }
     return result;
+  }
+
+  private failPending(reason: string): void {
+    if (this.pending.size === 0) return;
+    this.deps.log.warn({ calls: this.pending.size, reason }, 'failing in-flight MQTT calls');
+    for (const [requestId, pending] of [...this.pending]) {
+      this.settle(requestId, pending, {
+        request_id: requestId,
+        plugin_id: pending.plugin_id,
+        success: false,
+        error: `${reason}: the call to plugin ${pending.plugin_id} cannot be answered`,
+        error_code: 'adapter_error',
+      });
+    }
   }
 
   private onResult(message: IncomingMessage): void {
@@ -133,6 +169,7 @@ export class MqttAdapter implements PluginAdapter {
   }
 
   async stop(): Promise<void> {
+    this.stopWatchingConnection?.();
     await this.unsubscribe?.();
   }
 }

@@ -7,6 +7,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Logger } from '../log.js';
 import type { PluginResult } from '../protocol/types.js';
 import type { AdapterCall, PluginAdapter } from './adapter.js';
+import { buildChildEnv, manifestEnvOf } from './child-env.js';
 import { clip, failure, looksLikeResult, parseTextualAnswer, textResult, tryParseJson, coerceResult } from './plugin-result.js';
 
 export interface SubprocessAdapterOptions {
@@ -57,13 +58,8 @@ export function createSubprocessAdapter(options: SubprocessAdapterOptions): Subp
     const pluginDir = typeof config.plugin_dir === 'string' ? config.plugin_dir : undefined;
     const cwd = typeof config.cwd === 'string' ? (isAbsolute(config.cwd) || !pluginDir ? resolve(config.cwd) : resolve(pluginDir, config.cwd)) : (pluginDir ?? process.cwd());
     if (!isDirectory(cwd)) return Promise.resolve(failure(request, `plugin ${id}: working directory not found: ${cwd}`, 'adapter_error'));
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    if (typeof config.env === 'object' && config.env !== null && !Array.isArray(config.env)) {
-      for (const [key, value] of Object.entries(config.env)) {
-        if (value === null) delete env[key];
-        else env[key] = typeof value === 'string' ? value : JSON.stringify(value);
-      }
-    }
+    // Never the Core's own environment: it holds the Core's secrets.
+    const env = buildChildEnv(manifestEnvOf(config.env));
     if (signal.aborted) return Promise.resolve(failure(request, `call to ${id} was cancelled before it started`, 'cancelled'));
 
     return new Promise<PluginResult>((resolvePromise) => {

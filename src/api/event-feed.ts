@@ -24,12 +24,27 @@ export interface EventFeed {
   stop(): void;
 }
 
-export function startEventFeed(deps: { bus: CoreBus; registry: RegistryApi; log: Logger }): EventFeed {
+export interface EventFeedDeps {
+  bus: CoreBus;
+  registry: RegistryApi;
+  log: Logger;
+  /**
+   * Invocation events, one per finished call: true always, false never, 'auto' only when the Core can see
+   * a subscriber (embedded broker). An external broker cannot tell the Core whether anyone listens, and
+   * an event per call there doubles the broker's message rate for nobody; set true to get them anyway.
+   * In-process subscribers get them whatever this says: they cost nothing when there are none.
+   */
+  invocations?: boolean | 'auto';
+}
+
+export function startEventFeed(deps: EventFeedDeps): EventFeed {
+  const invocations = deps.invocations ?? 'auto';
+  const publishInvocations = invocations === true || (invocations === 'auto' && deps.bus.hasSubscribers !== undefined);
   const listeners = new Set<(event: FeedEvent) => void>();
-  const publish = (kind: EventKind, event: JsonObject): void => {
+  const publish = (kind: EventKind, event: JsonObject, brokerWanted = true): void => {
     const topic = topics.events(kind);
     // Every invocation would otherwise cost a JSON encoding and a broker publish for nobody.
-    const toBroker = deps.bus.hasSubscribers?.(topic) !== false;
+    const toBroker = brokerWanted && deps.bus.hasSubscribers?.(topic) !== false;
     if (!toBroker && listeners.size === 0) return;
     const json = JSON.stringify({ ...event, ts: Date.now() });
     for (const listener of [...listeners]) {
@@ -62,10 +77,10 @@ export function startEventFeed(deps: { bus: CoreBus; registry: RegistryApi; log:
   ];
   return {
     invocationFinished(record) {
-      publish('invocation', { type: 'invocation.finished', ...record });
+      publish('invocation', { type: 'invocation.finished', ...record }, publishInvocations);
     },
     invocationRefused(record) {
-      publish('invocation', { type: 'invocation.refused', ...record });
+      publish('invocation', { type: 'invocation.refused', ...record }, publishInvocations);
     },
     subscribe(listener) {
       listeners.add(listener);

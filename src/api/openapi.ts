@@ -298,7 +298,21 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         },
         dispatcher: { type: 'object' },
         mqtt: { type: 'object' },
-        retrieval: { type: 'object' },
+        retrieval: {
+          type: 'object',
+          description:
+            'state (ok | degraded | disabled) and reason, embedder, indexed, backlog (plugins waiting to be embedded), embedding (worker threads: workers, ready_workers, restarts, queued work, last_failure), query_cache (size, capacity, hits, misses).',
+        },
+        event_loop: {
+          type: 'object',
+          description: "Delay ready work waited on the Core's event loop over the latest window.",
+          properties: {
+            p50_ms: { type: 'number', minimum: 0 },
+            p99_ms: { type: 'number', minimum: 0 },
+            max_ms: { type: 'number', minimum: 0 },
+            window_sec: { type: 'number', minimum: 0 },
+          },
+        },
         llm: { type: 'object' },
         builtins: { type: 'array', items: { type: 'object' } },
         python: { type: 'object', description: 'Python plugin hosts: per file under embedded_plugins/, its plugin ids, host pids and load errors.' },

@@ -14,6 +14,8 @@ import {
   type ClientIdentity,
 } from './acl.js';
 import type { CredentialVerifier } from './credentials.js';
+import { LoginGuard, type LoginLimits } from './login-guard.js';
+import { isCommandTopic } from '../protocol/topics.js';
 
 export interface EmbeddedBrokerOptions {
   /** TCP listener address; default 127.0.0.1. */
@@ -29,6 +31,8 @@ export interface EmbeddedBrokerOptions {
   maxPayloadBytes: number;
   /** Without a verifier, every login with a username is refused. */
   credentials?: CredentialVerifier;
+  /** Backoff, concurrency and cache of password checks (defaults: DEFAULT_LOGIN_LIMITS). */
+  login?: Partial<LoginLimits>;
   acl?: AclContext;
   log: Logger;
   /**
@@ -60,6 +64,7 @@ export interface EmbeddedBrokerHandle {
 export const HARD_CAP_FACTOR = 4;
 
 const RETURN_CODE_IDENTIFIER_REJECTED = 2;
+const RETURN_CODE_SERVER_UNAVAILABLE = 3;
 const RETURN_CODE_BAD_CREDENTIALS = 4;
 const RETURN_CODE_NOT_AUTHORIZED = 5;
 
@@ -82,6 +87,12 @@ function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/** Where a client connects from: the TCP peer, or the socket under a WebSocket upgrade. */
+function remoteAddressOf(client: Client): string | undefined {
+  const conn = client.conn as { remoteAddress?: string } | undefined;
+  return conn?.remoteAddress ?? client.req?.socket?.remoteAddress;
+}
+
 export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promise<EmbeddedBrokerHandle> {
   const log = options.log.child({ component: 'broker' });
   const host = options.host ?? '127.0.0.1';
@@ -94,10 +105,13 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
   const anonymous = anonymousAllowed(options.allowAnonymous, listenerHosts);
 
   const identities = new WeakMap<Client, ClientIdentity>();
+  const guard = options.credentials ? new LoginGuard(options.credentials, log, options.login) : undefined;
   // A refused publish cannot be refused on the wire in MQTT 3.1.1 without dropping the connection, which
   // would punish a plugin for a merely late result. So it is acknowledged and its payload is replaced by a
   // unique empty marker that authorizeForward and the Core's bus recognise and deliver to nobody.
   const droppedPayloads = new WeakSet<Buffer>();
+  /** Clients already told about a retained command (logged once per connection, not per message). */
+  const retainWarned = new WeakSet<Client>();
 
   const drop = (packet: PublishPacket): void => {
     const marker = Buffer.alloc(0);
@@ -130,20 +144,26 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         claim({ clientId, pluginIds: [], channels: [] });
         return;
       }
-      const verifier = options.credentials;
       const secret = password ? password.toString('utf8') : '';
-      if (!verifier || secret === '') {
+      if (!guard || secret === '') {
         log.warn({ clientId, username }, 'login refused');
         done(authError('bad username or password', RETURN_CODE_BAD_CREDENTIALS), false);
         return;
       }
-      verifier.verify(username, secret).then(
-        (credential) => {
-          if (!credential) {
-            log.warn({ clientId, username }, 'login refused');
-            done(authError('bad username or password', RETURN_CODE_BAD_CREDENTIALS), false);
+      guard.login(remoteAddressOf(client), username, secret).then(
+        (outcome) => {
+          if (!outcome.ok) {
+            if (outcome.reason === 'bad_credentials') {
+              log.warn({ clientId, username }, 'login refused');
+              done(authError('bad username or password', RETURN_CODE_BAD_CREDENTIALS), false);
+            } else {
+              // Refused without a check (the address backs off, or too many checks wait): try again later.
+              log.debug({ clientId, username, reason: outcome.reason }, 'login refused unchecked');
+              done(authError('server unavailable, try again later', RETURN_CODE_SERVER_UNAVAILABLE), false);
+            }
             return;
           }
+          const credential = outcome.credential;
           claim({
             clientId,
             username: credential.name,
@@ -155,7 +175,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         },
         (error: unknown) => {
           log.error({ clientId, username, err: error }, 'credential check failed');
-          done(authError('server unavailable', 3), false);
+          done(authError('server unavailable', RETURN_CODE_SERVER_UNAVAILABLE), false);
         },
       );
     },
@@ -175,6 +195,14 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         log.warn({ clientId: client.id, topic: packet.topic }, 'publish from unauthenticated client dropped');
         drop(packet);
         return done(null);
+      }
+      if (packet.retain && isCommandTopic(packet.topic)) {
+        // A stored command would be replayed on every subscription: deliver it once, store nothing.
+        packet.retain = false;
+        if (!retainWarned.has(client)) {
+          retainWarned.add(client);
+          log.warn({ clientId: client.id, topic: packet.topic }, 'retain flag on a command ignored: commands are never stored');
+        }
       }
       const decision = authorizePublishTopic(identity, packet.topic, acl);
       if (!decision.allowed) {

@@ -44,16 +44,25 @@ export interface CoreBus {
   subscribe(filter: string, handler: MessageHandler): Promise<() => Promise<void>>;
   /**
    * Whether any client (or the Core itself) subscribes to a topic matching this one. Known only with the
-   * embedded broker; undefined means "cannot tell", so optional traffic is sent anyway.
+   * embedded broker; undefined means "cannot tell", so optional traffic is sent anyway. With
+   * `countsFilter`, only the filters it accepts count.
    */
-  hasSubscribers?(topic: string): boolean;
+  hasSubscribers?(topic: string, countsFilter?: (filter: string) => boolean): boolean;
   /**
    * The retained messages under a filter, for subscribers that need the last value (a device list). The
    * embedded bus has them in the broker; an external broker sends them on subscribe, so there this is absent.
    */
   readRetained?(filter: string): Promise<IncomingMessage[]>;
-  /** Called with the client id whenever an MQTT client disconnects (embedded broker only). */
-  onClientDisconnect(listener: (clientId: string) => void): () => void;
+  /**
+   * Called whenever an MQTT client's connection closes, for any reason (embedded broker only), with
+   * the client id and the filters it was subscribed to.
+   */
+  onClientDisconnect(listener: (clientId: string, subscriptions: readonly string[]) => void): () => void;
+  /**
+   * Called when the Core's own connection to an external broker drops (external broker only): nothing
+   * published before can be answered on that session any more.
+   */
+  onConnectionLost?(listener: (reason: string) => void): () => void;
   close(): Promise<void>;
 }
 

@@ -67,6 +67,7 @@ export async function createBus(options: CreateBusOptions): Promise<CreatedBus> 
     allowAnonymous: config.broker.allow_anonymous,
     maxPayloadBytes: config.broker.max_payload_bytes,
     credentials,
+    login: config.broker.login,
     acl: {
       requestTarget: options.requestTarget,
       ownsPluginId: options.ownsPluginId,

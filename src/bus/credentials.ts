@@ -1,6 +1,6 @@
 // Per-client MQTT credentials. Only a scrypt hash and its salt are stored: the generated password is
 // shown once, at creation, and cannot be recovered from the database.
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { explainBadUserId, isUserId } from '../access/user-id.js';
 import { guardDiskFull } from '../disk-full.js';
@@ -45,6 +45,13 @@ export interface NewCredential {
 /** What the broker needs to authenticate a client. */
 export interface CredentialVerifier {
   verify(name: string, password: string): Promise<CredentialInfo | null>;
+  /**
+   * A digest of the stored secret, which changes whenever the password does (remove, rotate, re-add):
+   * lets a login cache tell that a verified password still stands. undefined for an unknown name.
+   */
+  fingerprint?(name: string): string | undefined;
+  /** The credential as stored now, without its secret. */
+  get?(name: string): CredentialInfo | undefined;
 }
 
 interface CredentialRow {
@@ -190,6 +197,11 @@ export class CredentialStore implements CredentialVerifier {
     const matches = actual.length === expected.length && timingSafeEqual(actual, expected);
     if (!row || !kdf || !matches || !isRole(row.role)) return null;
     return this.info(row);
+  }
+
+  fingerprint(name: string): string | undefined {
+    const row = this.row(name);
+    return row ? createHash('sha256').update(row.kdf).update(row.salt).update(row.hash).digest('base64') : undefined;
   }
 
   remove(name: string): boolean {

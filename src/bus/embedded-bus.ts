@@ -26,7 +26,7 @@ export class EmbeddedBus implements CoreBus {
   private readonly broker: EmbeddedBrokerHandle;
   private readonly log: Logger;
   private readonly subscriptions = new Set<Subscription>();
-  private readonly disconnectListeners = new Set<(clientId: string) => void>();
+  private readonly disconnectListeners = new Set<(clientId: string, subscriptions: readonly string[]) => void>();
   /** What connected clients subscribe to, so optional traffic (the event feed) is skipped when nobody listens. */
   private readonly clientFilters = new Map<string, Set<string>>();
   private closed = false;
@@ -40,21 +40,24 @@ export class EmbeddedBus implements CoreBus {
     this.broker.aedes.on('unsubscribe', this.onClientUnsubscribe);
   }
 
-  hasSubscribers(topic: string): boolean {
-    for (const subscription of this.subscriptions) if (topicMatches(subscription.filter, topic)) return true;
+  hasSubscribers(topic: string, countsFilter?: (filter: string) => boolean): boolean {
+    for (const subscription of this.subscriptions) {
+      if (topicMatches(subscription.filter, topic) && (!countsFilter || countsFilter(subscription.filter))) return true;
+    }
     for (const filters of this.clientFilters.values()) {
-      for (const filter of filters) if (topicMatches(filter, topic)) return true;
+      for (const filter of filters) if (topicMatches(filter, topic) && (!countsFilter || countsFilter(filter))) return true;
     }
     return false;
   }
 
-  private readonly onClientSubscribe = (subscriptions: { topic: string }[], client: Client): void => {
+  private readonly onClientSubscribe = (subscriptions: { topic: string; qos: number }[], client: Client): void => {
     let filters = this.clientFilters.get(client.id);
     if (!filters) {
       filters = new Set();
       this.clientFilters.set(client.id, filters);
     }
-    for (const { topic } of subscriptions) filters.add(topic);
+    // 128 is a subscription the ACL refused: the client receives nothing on it.
+    for (const { topic, qos } of subscriptions) if (qos !== 128) filters.add(topic);
   };
 
   private readonly onClientUnsubscribe = (unsubscriptions: string[], client: Client): void => {
@@ -100,7 +103,7 @@ export class EmbeddedBus implements CoreBus {
     return messages;
   }
 
-  onClientDisconnect(listener: (clientId: string) => void): () => void {
+  onClientDisconnect(listener: (clientId: string, subscriptions: readonly string[]) => void): () => void {
     this.disconnectListeners.add(listener);
     return () => this.disconnectListeners.delete(listener);
   }
@@ -162,10 +165,12 @@ export class EmbeddedBus implements CoreBus {
   }
 
   private readonly onDisconnect = (client: Client): void => {
+    const subscriptions = [...(this.clientFilters.get(client.id) ?? [])];
+    // Removed before the listeners run, so hasSubscribers() tells them who is still listening.
     this.clientFilters.delete(client.id);
     for (const listener of this.disconnectListeners) {
       try {
-        listener(client.id);
+        listener(client.id, subscriptions);
       } catch (error) {
         this.log.error({ err: error, clientId: client.id }, 'client-disconnect listener failed');
       }

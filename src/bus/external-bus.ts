@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import { connect, type IClientOptions, type MqttClient, type IPublishPacket } from 'mqtt';
 import type { Logger } from '../log.js';
-import { topicMatches, topics } from '../protocol/topics.js';
+import { isCommandTopic, topicMatches, topics } from '../protocol/topics.js';
 import type { CoreBus, IncomingMessage, MessageHandler, PublishOptions } from './core-bus.js';
 
 export interface ExternalBusOptions {
@@ -46,6 +46,13 @@ export class ExternalBus implements CoreBus {
   private closing = false;
   /** Rejecters of publishes awaiting their PUBACK, failed when the connection drops. */
   private readonly inFlight = new Set<(error: Error) => void>();
+  /** Command topics whose retained message the Core just cleared: the broker echoes the empty message once. */
+  private readonly clearing = new Set<string>();
+  /** Told when a session with the broker that was up drops. */
+  private readonly connectionLostListeners = new Set<(reason: string) => void>();
+  private sessionUp = false;
+  /** Command topics already reported as retained, so a topic is logged once, not at every reconnect. */
+  private readonly reportedRetained = new Set<string>();
 
   /** Connects and resolves after the first CONNACK; rejects (and stops retrying) on timeout or refusal. */
   static async connect(options: ExternalBusOptions): Promise<ExternalBus> {
@@ -79,6 +86,8 @@ export class ExternalBus implements CoreBus {
     this.client.on('connect', this.onConnect);
     this.client.on('close', this.onClose);
     this.client.on('message', this.onMessage);
+    this.client.on('packetreceive', this.coalesceWrites);
+    this.client.on('packetsend', this.coalesceWrites);
     this.client.on('error', (error) => this.log.warn({ err: error.message, url: redactUrl(options.url) }, 'broker connection error'));
   }
 
@@ -130,8 +139,13 @@ export class ExternalBus implements CoreBus {
   }
 
   /** The external broker does not tell its clients about other clients' disconnects; wills carry that. */
-  onClientDisconnect(_listener: (clientId: string) => void): () => void {
+  onClientDisconnect(_listener: (clientId: string, subscriptions: readonly string[]) => void): () => void {
     return () => undefined;
+  }
+
+  onConnectionLost(listener: (reason: string) => void): () => void {
+    this.connectionLostListeners.add(listener);
+    return () => this.connectionLostListeners.delete(listener);
   }
 
   async close(): Promise<void> {
@@ -182,6 +196,7 @@ export class ExternalBus implements CoreBus {
     if (stream instanceof Socket) stream.setNoDelay(true);
     const reconnect = this.connectedOnce;
     this.connectedOnce = true;
+    this.sessionUp = true;
     this.failedAttempts = 0;
     this.log.info({ url: redactUrl(this.options.url), reconnect }, 'connected to external broker');
     // With a clean session the broker forgot every subscription: make them again.
@@ -202,6 +217,17 @@ export class ExternalBus implements CoreBus {
     const lost = new Error('connection to the external MQTT broker lost before the publish was acknowledged');
     for (const reject of this.inFlight) reject(lost);
     this.inFlight.clear();
+    if (this.sessionUp) {
+      this.sessionUp = false;
+      const reason = this.closing ? 'the Core is closing its broker connection' : `the connection to ${redactUrl(this.options.url)} closed`;
+      for (const listener of this.connectionLostListeners) {
+        try {
+          listener(reason);
+        } catch (error) {
+          this.log.error({ err: error }, 'connection-lost listener failed');
+        }
+      }
+    }
     if (this.closing || this.reconnectTimer) return;
     const base = this.options.reconnectDelayMs ?? 250;
     const max = this.options.maxReconnectDelayMs ?? 10_000;
@@ -220,6 +246,8 @@ export class ExternalBus implements CoreBus {
   };
 
   private readonly onMessage = (topic: string, payload: Buffer, packet: IPublishPacket): void => {
+    if (packet.retain && isCommandTopic(topic)) return this.clearRetainedCommand(topic, payload);
+    if (payload.length === 0 && this.clearing.size > 0 && this.clearing.delete(topic)) return;
     const message: IncomingMessage = { topic, payload, publisher: undefined, retain: packet.retain };
     for (const [filter, entry] of this.filters) {
       if (!topicMatches(filter, topic)) continue;
@@ -236,12 +264,58 @@ export class ExternalBus implements CoreBus {
     }
   };
 
+  /**
+   * A retained command was stored by the broker and is being replayed: it was acted on when it was sent,
+   * so it is ignored and removed (an empty retained message deletes it) so that no later subscription
+   * replays it again.
+   */
+  private clearRetainedCommand(topic: string, payload: Buffer): void {
+    if (payload.length === 0) return;
+    if (this.reportedRetained.size >= MAX_TRACKED_TOPICS) this.reportedRetained.clear();
+    if (!this.reportedRetained.has(topic)) {
+      this.reportedRetained.add(topic);
+      this.log.warn({ topic, bytes: payload.length }, 'retained command ignored and cleared: commands are acted on only when sent');
+    }
+    if (this.clearing.size >= MAX_TRACKED_TOPICS) this.clearing.clear();
+    this.clearing.add(topic);
+    this.client.publish(topic, '', { qos: 1, retain: true }, (error) => {
+      if (error) {
+        this.clearing.delete(topic);
+        this.log.warn({ topic, err: error.message }, 'could not clear a retained command (check the broker ACL)');
+      }
+    });
+  }
+
+  /**
+   * Packets written during one turn of the event loop leave in one write: the PUBACK of a result and the
+   * next invoke, or many invokes and acks under load, instead of one write system call each (which on
+   * loopback also wakes the broker). The socket is corked when a packet arrives or is sent and uncorked
+   * in the check phase of the same turn, so no packet waits longer than the turn it was written in.
+   */
+  private corked: { uncork(): void } | undefined;
+  private readonly coalesceWrites = (): void => {
+    if (this.corked) return;
+    const stream = this.client.stream as { cork?: () => void; uncork?: () => void; destroyed?: boolean } | undefined;
+    if (!stream || typeof stream.cork !== 'function' || typeof stream.uncork !== 'function' || stream.destroyed) return;
+    stream.cork();
+    this.corked = stream as { uncork(): void };
+    setImmediate(this.uncorkWrites);
+  };
+  private readonly uncorkWrites = (): void => {
+    const stream = this.corked;
+    this.corked = undefined;
+    stream?.uncork();
+  };
+
   private async subscribeOnBroker(filter: string, qos: 0 | 1): Promise<void> {
     const granted = await this.client.subscribeAsync(filter, { qos });
     const refused = granted.find((grant) => grant.qos === 128);
     if (refused) throw new Error(`external MQTT broker refused the subscription to ${filter} (check its ACL)`);
   }
 }
+
+/** Bound on the per-topic bookkeeping of retained commands, which a client could otherwise grow at will. */
+const MAX_TRACKED_TOPICS = 1_000;
 
 /** Broker URLs may carry user:password; never log those. */
 function redactUrl(url: string): string {

@@ -28,6 +28,13 @@ export const CONFIG_SCHEMA = obj({
     ws_port: port,
     allow_anonymous: { anyOf: [{ type: 'boolean' }, { const: 'auto' }] },
     max_payload_bytes: { type: 'integer', minimum: 1024, maximum: 268435455 },
+    login: obj({
+      max_failures: posInt,
+      backoff_sec: posNum,
+      max_backoff_sec: posNum,
+      max_concurrent_checks: { type: 'integer', minimum: 1, maximum: 64 },
+      cache_ttl_sec: { type: 'number', minimum: 0, maximum: 86400 },
+    }),
   }),
   http: obj({ host: str, port, admin_token: { type: ['string', 'null'], minLength: 16 } }),
   dashboard: obj({ enabled: { type: 'boolean' }, ingress_proxy: { type: ['string', 'null'], pattern: '^(?:\\d{1,3}(?:\\.\\d{1,3}){3}|[0-9A-Fa-f:]{2,39})$' } }),
@@ -47,7 +54,16 @@ export const CONFIG_SCHEMA = obj({
     enabled: { type: 'boolean' },
     top_k: { type: 'integer', minimum: 1, maximum: 100 },
     chroma: obj({ url: nullableStr, port, collection: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{1,62}$' } }),
-    embedder: obj({ kind: { enum: ['use-lite', 'openai'] }, base_url: nullableStr, model: nullableStr, api_key: nullableStr }),
+    embedder: obj({
+      kind: { enum: ['use-lite', 'openai'] },
+      base_url: nullableStr,
+      model: nullableStr,
+      api_key: nullableStr,
+      workers: { type: 'integer', minimum: 0, maximum: 64 },
+      index_batch: { type: 'integer', minimum: 1, maximum: 256 },
+      worker_nice: { type: 'integer', minimum: 0, maximum: 19 },
+    }),
+    query_cache_size: { type: 'integer', minimum: 0, maximum: 1000000 },
     weights: obj({ bm25: { type: 'number', minimum: 0 }, dense: { type: 'number', minimum: 0 } }),
     pinned: { type: 'array', items: str },
     force_include: {
@@ -119,4 +135,6 @@ export const CONFIG_SCHEMA = obj({
     users: { type: 'object', propertyNames: userId, additionalProperties: policyRule },
     require_confirmation: { type: 'array', items: policyPattern },
   }),
+  limits: obj({ max_capabilities: posInt, max_examples: { type: 'integer', minimum: 0 } }),
+  events: obj({ invocations: { anyOf: [{ type: 'boolean' }, { const: 'auto' }] } }),
 });

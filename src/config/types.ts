@@ -12,6 +12,20 @@ export interface BrokerConfig {
   /** true | false | 'auto' (anonymous allowed only while every listener is on loopback). */
   allow_anonymous: boolean | 'auto';
   max_payload_bytes: number;
+  /** Embedded broker: how password checks of MQTT logins are limited. */
+  login: BrokerLoginConfig;
+}
+
+export interface BrokerLoginConfig {
+  /** Failed logins from one address before it backs off. */
+  max_failures: number;
+  /** First backoff; each further failure doubles it up to max_backoff_sec. */
+  backoff_sec: number;
+  max_backoff_sec: number;
+  /** Password checks (scrypt) running at once. */
+  max_concurrent_checks: number;
+  /** How long a verified credential is recognised without a new hash; 0 disables. */
+  cache_ttl_sec: number;
 }
 
 export interface HttpConfig {
@@ -63,7 +77,15 @@ export interface RetrievalConfig {
     base_url: string | null;
     model: string | null;
     api_key: string | null;
+    /** Worker threads running the offline model; 0 = max(1, cores - 1). */
+    workers?: number;
+    /** Texts per indexing batch handed to a worker: a query waits at most for one such batch. */
+    index_batch?: number;
+    /** Nice value of the embedding worker threads (Linux); above 0 the event loop wins the CPU. */
+    worker_nice?: number;
   };
+  /** Query embeddings remembered (LRU) so a repeated question costs no model time; 0 disables. */
+  query_cache_size?: number;
   weights: { bm25: number; dense: number };
   /** Plugin ids always offered to the LLM. */
   pinned: string[];
@@ -168,6 +190,17 @@ export interface AccessConfig {
   };
 }
 
+/** What one plugin may declare; more is refused at registration with an error naming the limit. */
+export interface LimitsConfig {
+  max_capabilities: number;
+  max_examples: number;
+}
+
+export interface EventsConfig {
+  /** Invocation events on homeclaw/events/invocation: true, false, or 'auto' (only when a subscriber is visible). */
+  invocations: boolean | 'auto';
+}
+
 export interface CoreConfig {
   data_dir: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -187,4 +220,6 @@ export interface CoreConfig {
   homeassistant: HomeAssistantConfig;
   access: AccessConfig;
   policy: PolicyConfig;
+  limits: LimitsConfig;
+  events: EventsConfig;
 }

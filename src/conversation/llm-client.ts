@@ -1,5 +1,6 @@
 // The one place that speaks to an OpenAI-compatible chat endpoint. The rest of the conversation room
 // uses these small message types, so it never depends on the openai package's shapes.
+import { MAX_CALL_TIMEOUT_SEC } from '../protocol/limits.js';
 import OpenAI from 'openai';
 import type { LlmConfig } from '../config/types.js';
 
@@ -45,7 +46,8 @@ export function createLlmClient(config: LlmConfig): LlmClient | null {
     baseURL: baseUrl,
     // Local servers (llama.cpp, Ollama) accept any key; the package refuses an empty one.
     apiKey: config.api_key ?? 'not-needed',
-    timeout: Math.max(1, config.timeout_sec) * 1000,
+    // Capped like every call timeout: a longer timer would overflow and fire at once.
+    timeout: Math.min(Math.max(1, config.timeout_sec), MAX_CALL_TIMEOUT_SEC) * 1000,
     // One retry at most: a user is waiting, and "unreachable" must come back quickly.
     maxRetries: 0,
   });

@@ -3,6 +3,7 @@
 import type { SystemContext } from './resolver-api.js';
 
 export function isValidTimeZone(timeZone: string): boolean {
+  if (formatters.has(timeZone)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });
     return true;
@@ -15,19 +16,34 @@ export function defaultTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
+/** One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one, per message. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATTERS = 64;
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      timeZoneName: 'longOffset',
+    });
+    // Time zones come from messages: keep the map bounded.
+    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
 /** ISO 8601 local date-time with the zone's offset, e.g. 2025-01-31T09:05:00+01:00. */
 function localParts(now: Date, timeZone: string): { date: string; time: string; offset: string } {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    timeZoneName: 'longOffset',
-  }).formatToParts(now);
+  const parts = formatterFor(timeZone).formatToParts(now);
   const get = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
   const zoneName = get('timeZoneName'); // "GMT+01:00" or "GMT"
   const offset = zoneName === 'GMT' || zoneName === '' ? '+00:00' : zoneName.replace('GMT', '');

@@ -1,12 +1,13 @@
 // Invocation: every call is validated, queued per plugin, given a deadline and ends exactly once.
 import { randomUUID } from 'node:crypto';
-import PQueue from 'p-queue';
-import type { PluginAdapter } from '../adapters/adapter.js';
+import type { AdapterCall, PluginAdapter } from '../adapters/adapter.js';
 import type { DispatchConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
+import { MAX_CALL_TIMEOUT_SEC } from '../protocol/limits.js';
 import type { CapabilitySpec, ErrorCode, PluginRequest, PluginResult, PluginType } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
 import type { DispatcherApi, InvocationAudit, InvocationGuard, InvocationRefusal, InvokeOptions } from './dispatcher-api.js';
 import { ParamValidator } from './param-validator.js';
 
@@ -53,7 +54,7 @@ export interface DispatcherStats {
 
 export class Dispatcher implements DispatcherApi {
   private readonly adapters = new Map<PluginType, PluginAdapter>();
-  private readonly queues = new Map<string, { queue: PQueue; concurrency: number }>();
+  private readonly queues = new Map<string, ConcurrencyGate>();
   private readonly inFlight = new Map<string, InFlight>();
   private readonly validator = new ParamValidator();
   private readonly stats: Omit<DispatcherStats, 'in_flight'> = {
@@ -143,30 +144,25 @@ export class Dispatcher implements DispatcherApi {
     if (!adapter) return fail('adapter_error', `no adapter can reach plugins of type "${record.descriptor.type}"`);
 
     const { queue, limit } = this.queueFor(record);
-    if (queue.size >= limit) {
+    if (queue.waiting >= limit) {
       return fail(
         'busy',
-        `plugin "${record.descriptor.id}" is busy: ${queue.pending} running and ${queue.size} waiting (limit ${limit})`,
+        `plugin "${record.descriptor.id}" is busy: ${queue.running} running and ${queue.waiting} waiting (limit ${limit})`,
       );
     }
 
     const timeoutSec = this.timeoutFor(record, capability, options.timeout_sec);
     const deadline = this.now() + Math.round(timeoutSec * 1000);
     const context = options.context ?? {};
-    const request: PluginRequest = {
-      request_id,
-      plugin_id: record.descriptor.id,
-      capability_id: capability.id,
-      parameters,
-      deadline,
-      ...(context.user_input !== undefined ? { user_input: context.user_input } : {}),
-      ...(context.user_id !== undefined ? { user_id: context.user_id } : {}),
-      ...(context.user_name !== undefined ? { user_name: context.user_name } : {}),
-      ...(context.channel_name !== undefined ? { channel_name: context.channel_name } : {}),
-      ...(context.session_id !== undefined ? { session_id: context.session_id } : {}),
-      ...(context.chat_context !== undefined ? { chat_context: context.chat_context } : {}),
-      ...(context.metadata !== undefined ? { metadata: context.metadata } : {}),
-    };
+    const request: PluginRequest = { request_id, plugin_id: record.descriptor.id, capability_id: capability.id, parameters, deadline };
+    // Assigned one by one (not spread from temporary objects): this runs for every call.
+    if (context.user_input !== undefined) request.user_input = context.user_input;
+    if (context.user_id !== undefined) request.user_id = context.user_id;
+    if (context.user_name !== undefined) request.user_name = context.user_name;
+    if (context.channel_name !== undefined) request.channel_name = context.channel_name;
+    if (context.session_id !== undefined) request.session_id = context.session_id;
+    if (context.chat_context !== undefined) request.chat_context = context.chat_context;
+    if (context.metadata !== undefined) request.metadata = context.metadata;
     return this.run(adapter, record, capability, request, queue, timeoutSec, options);
   }
 
@@ -227,15 +223,19 @@ export class Dispatcher implements DispatcherApi {
     record: PluginRecord,
     capability: CapabilitySpec,
     request: PluginRequest,
-    queue: PQueue,
+    queue: ConcurrencyGate,
     timeoutSec: number,
     options: InvokeOptions,
   ): Promise<PluginResult> {
     const { request_id, plugin_id } = request;
-    const controller = new AbortController();
     const log = this.deps.log;
     return new Promise<PluginResult>((resolve) => {
       let settled = false;
+      // Created only when an adapter asks for the signal: an AbortController costs more than a fast call.
+      let controller: AbortController | undefined;
+      let abortReason: Error | undefined;
+      let abortListeners: (() => void)[] | undefined;
+      let releaseSlot: (() => void) | undefined;
       const startedAt = this.now();
       const settle = (result: PluginResult, code?: ErrorCode): void => {
         if (settled) return;
@@ -262,7 +262,18 @@ export class Dispatcher implements DispatcherApi {
       };
       const abort = (error_code: ErrorCode, error: string): void => {
         if (settled) return;
-        controller.abort(new Error(error));
+        abortReason = new Error(error);
+        controller?.abort(abortReason);
+        for (const listener of abortListeners ?? []) {
+          try {
+            listener();
+          } catch (err) {
+            log.error({ err, request_id }, 'abort listener failed');
+          }
+        }
+        // The queue slot is freed at the deadline even if a plugin ignores the signal (a hung built-in
+        // must not block every later call).
+        releaseSlot?.();
         log.warn({ request_id, plugin_id, capability_id: request.capability_id, error_code }, error);
         settle({ request_id, plugin_id, success: false, error, error_code }, error_code);
       };
@@ -271,23 +282,49 @@ export class Dispatcher implements DispatcherApi {
         Math.max(0, request.deadline - this.now()),
       );
       this.inFlight.set(request_id, { plugin_id, abort });
-      void queue
-        .add(async () => {
-          if (settled) return; // timed out or failed while waiting in the queue
-          try {
-            // Racing the abort frees the queue slot at the deadline even if a plugin ignores the signal
-            // (a hung built-in must not block every later call).
-            const aborted = new Promise<null>((done) => controller.signal.addEventListener('abort', () => done(null), { once: true }));
-            const result = await Promise.race([adapter.invoke({ record, capability, request, signal: controller.signal }), aborted]);
-            if (result === null) return;
+      const call: AdapterCall = {
+        record,
+        capability,
+        request,
+        get signal(): AbortSignal {
+          if (!controller) {
+            controller = new AbortController();
+            if (abortReason) controller.abort(abortReason);
+          }
+          return controller.signal;
+        },
+        onAbort(listener: () => void): void {
+          if (abortReason) listener();
+          else (abortListeners ??= []).push(listener);
+        },
+      };
+      queue.enter(() => {
+        let released = false;
+        releaseSlot = () => {
+          if (released) return;
+          released = true;
+          queue.leave();
+        };
+        if (settled) return releaseSlot(); // timed out or failed while waiting in the queue
+        let answer: Promise<PluginResult>;
+        try {
+          answer = adapter.invoke(call);
+        } catch (err) {
+          answer = Promise.reject(err);
+        }
+        answer.then(
+          (result) => {
+            releaseSlot!();
             // Whatever the adapter says, the result belongs to this request.
             settle({ ...result, request_id, plugin_id });
-          } catch (err) {
+          },
+          (err: unknown) => {
+            releaseSlot!();
             const message = err instanceof Error ? err.message : String(err);
             settle({ request_id, plugin_id, success: false, error: message, error_code: 'adapter_error' }, 'adapter_error');
-          }
-        })
-        .catch((err: unknown) => log.error({ err, request_id }, 'queue task failed'));
+          },
+        );
+      });
     });
   }
 
@@ -305,11 +342,12 @@ export class Dispatcher implements DispatcherApi {
 
   private timeoutFor(record: PluginRecord, capability: CapabilitySpec, override?: number): number {
     const candidates = [override, capability.timeout_sec, record.descriptor.config.timeout_sec, this.deps.config.default_timeout_sec];
-    for (const value of candidates) if (typeof value === 'number' && value > 0) return value;
+    // Capped: a longer timer would overflow and fire at once.
+    for (const value of candidates) if (typeof value === 'number' && value > 0) return Math.min(value, MAX_CALL_TIMEOUT_SEC);
     return 30;
   }
 
-  private queueFor(record: PluginRecord): { queue: PQueue; limit: number } {
+  private queueFor(record: PluginRecord): { queue: ConcurrencyGate; limit: number } {
     const cfg = record.descriptor.config;
     const concurrency =
       typeof cfg.max_concurrency === 'number' && cfg.max_concurrency >= 1
@@ -317,13 +355,13 @@ export class Dispatcher implements DispatcherApi {
         : this.deps.config.default_max_concurrency;
     const limit =
       typeof cfg.queue_limit === 'number' && cfg.queue_limit >= 0 ? Math.floor(cfg.queue_limit) : this.deps.config.default_queue_limit;
-    let entry = this.queues.get(record.descriptor.id);
-    if (!entry || entry.concurrency !== concurrency) {
+    let queue = this.queues.get(record.descriptor.id);
+    if (!queue || queue.concurrency !== concurrency) {
       // A changed descriptor may change concurrency: new calls go to a fresh queue, running ones finish.
-      entry = { queue: new PQueue({ concurrency }), concurrency };
-      this.queues.set(record.descriptor.id, entry);
+      queue = new ConcurrencyGate(concurrency);
+      this.queues.set(record.descriptor.id, queue);
     }
-    return { queue: entry.queue, limit };
+    return { queue, limit };
   }
 
   async stop(): Promise<void> {

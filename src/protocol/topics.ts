@@ -75,6 +75,21 @@ export const haFilters = {
   discovery: (prefix: string): string => `${prefix}/device/+/config`,
 } as const;
 
+const COMMAND_KINDS: ReadonlySet<TopicKind> = new Set<TopicKind>(['register', 'unregister', 'heartbeat', 'result', 'channel/in', 'invoke', 'control']);
+
+/**
+ * Commands: messages that ask for an action (register, unregister, heartbeat, a result, a user message,
+ * an invocation, a control request, and anything under call/). A command is acted on once, when it is
+ * sent; a retained copy would be replayed on every subscription, so retained commands are never
+ * stored by the embedded broker and never acted on by the Core, the SDK or the examples.
+ */
+export function isCommandTopic(topic: string): boolean {
+  if (!topic.startsWith(`${ROOT}/`)) return false;
+  if (topic.startsWith(`${ROOT}/call/`)) return true;
+  const kind = parseTopic(topic)?.kind;
+  return kind !== undefined && COMMAND_KINDS.has(kind);
+}
+
 /** Topic kind → payload type: the typed topic map. */
 export interface TopicPayloads {
   'core/status': CoreStatusMessage;
@@ -226,21 +241,30 @@ export function parseZigbee2mqttTopic(base: string, topic: string, isKnownName: 
   return null;
 }
 
+const PLUS = 43;
+const HASH = 35;
+
 /**
  * MQTT wildcard matching for filters with + and #. Runs for every message against every subscription
- * of the Core, so it walks both strings in place instead of splitting them.
+ * of the Core, so it walks both strings in place, comparing character codes: no split, no slice.
  */
 export function topicMatches(filter: string, topic: string): boolean {
   if (filter === topic) return true;
   let f = 0;
   let t = 0;
   while (f < filter.length) {
-    const fEnd = filter.indexOf('/', f) === -1 ? filter.length : filter.indexOf('/', f);
-    const fLevel = filter.slice(f, fEnd);
-    if (fLevel === '#') return true;
+    let fEnd = filter.indexOf('/', f);
+    if (fEnd === -1) fEnd = filter.length;
+    const wildcard = fEnd - f === 1 ? filter.charCodeAt(f) : 0;
+    if (wildcard === HASH) return true;
     if (t > topic.length) return false;
-    const tEnd = topic.indexOf('/', t) === -1 ? topic.length : topic.indexOf('/', t);
-    if (fLevel !== '+' && (fEnd - f !== tEnd - t || !topic.startsWith(fLevel, t))) return false;
+    let tEnd = topic.indexOf('/', t);
+    if (tEnd === -1) tEnd = topic.length;
+    if (wildcard !== PLUS) {
+      const length = fEnd - f;
+      if (length !== tEnd - t) return false;
+      for (let i = 0; i < length; i++) if (filter.charCodeAt(f + i) !== topic.charCodeAt(t + i)) return false;
+    }
     f = fEnd + 1;
     t = tEnd + 1;
   }

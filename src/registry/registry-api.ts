@@ -17,7 +17,8 @@ export interface RegisterInput {
 
 export type RegisterOutcome =
   | { ok: true; record: PluginRecord; change: 'created' | 'updated' | 'unchanged' }
-  | { ok: false; errors: ValidationIssue[] };
+  /** invalid: a bad id; limit: over limits.max_capabilities / max_examples; conflict: the id belongs to another owner. */
+  | { ok: false; code: 'invalid' | 'limit' | 'conflict'; errors: ValidationIssue[] };
 
 export type UnregisterOutcome = { ok: true; record: PluginRecord } | { ok: false; error: string; code: 'not_found' | 'forbidden' };
 

@@ -5,6 +5,7 @@ import { descriptorContentHash } from '../protocol/descriptor/content-hash.js';
 import { explainBadId, isPluginId } from '../protocol/ids.js';
 import { guardDiskFull } from '../disk-full.js';
 import type { TypedEventBus } from './events.js';
+import { checkRegistrationLimits, DEFAULT_REGISTRATION_LIMITS, type RegistrationLimits } from './limits.js';
 import type { PluginRecord, PluginState } from './record.js';
 import type { RegisterInput, RegisterOutcome, RegistryApi, UnregisterOutcome } from './registry-api.js';
 import { RegistryStore } from './store.js';
@@ -16,6 +17,8 @@ export interface RegistryDeps {
   events: TypedEventBus;
   log: Logger;
   now?: () => number;
+  /** Per-plugin limits on capabilities and examples; defaults: DEFAULT_REGISTRATION_LIMITS. */
+  limits?: RegistrationLimits;
 }
 
 export class Registry implements RegistryApi {
@@ -24,11 +27,13 @@ export class Registry implements RegistryApi {
   private readonly store: RegistryStore;
   private readonly log: Logger;
   private readonly now: () => number;
+  private readonly limits: RegistrationLimits;
 
   constructor(deps: RegistryDeps) {
     this.events = deps.events;
     this.log = deps.log;
     this.now = deps.now ?? Date.now;
+    this.limits = deps.limits ?? DEFAULT_REGISTRATION_LIMITS;
     this.store = new RegistryStore(deps.db);
     for (const record of this.store.loadAll()) {
       // A plugin reached over a connection must prove it is alive again after a restart; until then it
@@ -43,7 +48,13 @@ export class Registry implements RegistryApi {
 
   register(input: RegisterInput): RegisterOutcome {
     const { descriptor, owner } = input;
-    if (!isPluginId(descriptor.id)) return { ok: false, errors: [{ path: '/id', message: explainBadId(descriptor.id) }] };
+    if (!isPluginId(descriptor.id)) return { ok: false, code: 'invalid', errors: [{ path: '/id', message: explainBadId(descriptor.id) }] };
+    // Checked on every path (MQTT, HTTP, manifests, MCP tool lists) before anything is stored or indexed.
+    const overLimits = checkRegistrationLimits(descriptor, this.limits);
+    if (overLimits.length > 0) {
+      this.log.warn({ plugin_id: descriptor.id, owner, errors: overLimits }, 'registration refused: over the limits');
+      return { ok: false, code: 'limit', errors: overLimits };
+    }
     const existing = this.records.get(descriptor.id);
     if (existing && existing.owner !== owner) {
       const message =
@@ -51,7 +62,7 @@ export class Registry implements RegistryApi {
           ? `plugin id "${descriptor.id}" belongs to a built-in plugin and cannot be taken`
           : `plugin id "${descriptor.id}" is already registered by another client; unregister it first`;
       this.log.warn({ plugin_id: descriptor.id, owner, existing_owner: existing.owner }, 'registration refused: id owned by another');
-      return { ok: false, errors: [{ path: '/id', message }] };
+      return { ok: false, code: 'conflict', errors: [{ path: '/id', message }] };
     }
     const now = this.now();
     const content_hash = descriptorContentHash(descriptor);

@@ -1,5 +1,5 @@
 // SQLite persistence of plugin records: nothing registered is lost on restart (plan §5).
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { PluginDescriptor } from '../protocol/types.js';
 import type { PluginRecord, PluginState } from './record.js';
 
@@ -17,6 +17,9 @@ interface Row {
 }
 
 export class RegistryStore {
+  /** Prepared once: preparing a statement costs more than running it, and a burst registers hundreds. */
+  private readonly statements = new Map<string, Statement>();
+
   constructor(private readonly db: Database) {
     db.exec(`CREATE TABLE IF NOT EXISTS plugins (
       id TEXT PRIMARY KEY,
@@ -48,35 +51,40 @@ export class RegistryStore {
   }
 
   save(record: PluginRecord): void {
-    this.db
-      .prepare(
-        `INSERT INTO plugins (id, descriptor, owner, state, state_reason, epoch, heartbeat_interval_sec, content_hash, registered_at, updated_at)
-         VALUES (@id, @descriptor, @owner, @state, @state_reason, @epoch, @heartbeat_interval_sec, @content_hash, @registered_at, @updated_at)
-         ON CONFLICT(id) DO UPDATE SET descriptor=excluded.descriptor, owner=excluded.owner, state=excluded.state,
-           state_reason=excluded.state_reason, epoch=excluded.epoch, heartbeat_interval_sec=excluded.heartbeat_interval_sec,
-           content_hash=excluded.content_hash, updated_at=excluded.updated_at`,
-      )
-      .run({
-        id: record.descriptor.id,
-        descriptor: JSON.stringify(record.descriptor),
-        owner: record.owner,
-        state: record.state,
-        state_reason: record.state_reason ?? null,
-        epoch: record.epoch ?? null,
-        heartbeat_interval_sec: record.heartbeat_interval_sec ?? null,
-        content_hash: record.content_hash,
-        registered_at: record.registered_at,
-        updated_at: record.updated_at,
-      });
+    this.statement(
+      `INSERT INTO plugins (id, descriptor, owner, state, state_reason, epoch, heartbeat_interval_sec, content_hash, registered_at, updated_at)
+       VALUES (@id, @descriptor, @owner, @state, @state_reason, @epoch, @heartbeat_interval_sec, @content_hash, @registered_at, @updated_at)
+       ON CONFLICT(id) DO UPDATE SET descriptor=excluded.descriptor, owner=excluded.owner, state=excluded.state,
+         state_reason=excluded.state_reason, epoch=excluded.epoch, heartbeat_interval_sec=excluded.heartbeat_interval_sec,
+         content_hash=excluded.content_hash, updated_at=excluded.updated_at`,
+    ).run({
+      id: record.descriptor.id,
+      descriptor: JSON.stringify(record.descriptor),
+      owner: record.owner,
+      state: record.state,
+      state_reason: record.state_reason ?? null,
+      epoch: record.epoch ?? null,
+      heartbeat_interval_sec: record.heartbeat_interval_sec ?? null,
+      content_hash: record.content_hash,
+      registered_at: record.registered_at,
+      updated_at: record.updated_at,
+    });
   }
 
   saveState(id: string, state: PluginState, reason: string | undefined, updatedAt: number): void {
-    this.db
-      .prepare('UPDATE plugins SET state = ?, state_reason = ?, updated_at = ? WHERE id = ?')
-      .run(state, reason ?? null, updatedAt, id);
+    this.statement('UPDATE plugins SET state = ?, state_reason = ?, updated_at = ? WHERE id = ?').run(state, reason ?? null, updatedAt, id);
   }
 
   delete(id: string): void {
-    this.db.prepare('DELETE FROM plugins WHERE id = ?').run(id);
+    this.statement('DELETE FROM plugins WHERE id = ?').run(id);
+  }
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 }

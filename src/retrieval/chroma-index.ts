@@ -7,7 +7,7 @@
 import { ChromaClient, type Collection, type Metadata } from 'chromadb';
 import type { Logger } from '../log.js';
 import type { DocumentKind, IndexDocument } from './plugin-documents.js';
-import { INDEX_LAYOUT_VERSION } from './plugin-documents.js';
+import { documentFromId, INDEX_LAYOUT_VERSION } from './plugin-documents.js';
 
 export interface DenseMatch {
   plugin_id: string;
@@ -32,6 +32,12 @@ export interface ChromaIndexOptions {
 }
 
 const PAGE = 1_000;
+/**
+ * Documents per add call. The Chroma client encodes every vector to base64 on the calling thread
+ * (~0.1-0.2 ms each); small pages keep each slice of that work short, so the event loop serves MQTT and
+ * HTTP between them instead of stalling for one large write.
+ */
+const ADD_PAGE = 32;
 
 export class ChromaIndex {
   private readonly client: ChromaClient;
@@ -131,12 +137,12 @@ export class ChromaIndex {
         metadatas.push(meta);
       });
     }
-    for (let i = 0; i < ids.length; i += PAGE) {
+    for (let i = 0; i < ids.length; i += ADD_PAGE) {
       await collection.add({
-        ids: ids.slice(i, i + PAGE),
-        embeddings: embeddings.slice(i, i + PAGE),
-        metadatas: metadatas.slice(i, i + PAGE),
-        documents: documents.slice(i, i + PAGE),
+        ids: ids.slice(i, i + ADD_PAGE),
+        embeddings: embeddings.slice(i, i + ADD_PAGE),
+        metadatas: metadatas.slice(i, i + ADD_PAGE),
+        documents: documents.slice(i, i + ADD_PAGE),
       });
     }
     this.documentCount += ids.length;
@@ -156,19 +162,18 @@ export class ChromaIndex {
     const collection = this.requireCollection();
     const n = Math.min(nResults, this.documentCount);
     if (n <= 0) return [];
-    const result = await collection.query({ queryEmbeddings: [vector], nResults: n, include: ['metadatas', 'distances'] });
-    const metas = result.metadatas[0] ?? [];
+    // Ids and distances only: a document's id names its plugin, kind and capability, and leaving out the
+    // metadata spares Chroma a lookup and the Core a parse for each of the hundreds of candidates.
+    const result = await collection.query({ queryEmbeddings: [vector], nResults: n, include: ['distances'] });
+    const ids = result.ids[0] ?? [];
     const distances = result.distances[0] ?? [];
     const matches: DenseMatch[] = [];
-    metas.forEach((meta, i) => {
+    ids.forEach((id, i) => {
       const distance = distances[i];
-      if (!meta || typeof meta.plugin_id !== 'string' || typeof distance !== 'number') return;
-      const match: DenseMatch = {
-        plugin_id: meta.plugin_id,
-        kind: (meta.kind as DocumentKind) ?? 'plugin',
-        similarity: 1 - distance,
-      };
-      if (typeof meta.capability_id === 'string') match.capability_id = meta.capability_id;
+      const document = documentFromId(id);
+      if (!document || typeof distance !== 'number') return;
+      const match: DenseMatch = { plugin_id: document.plugin_id, kind: document.kind, similarity: 1 - distance };
+      if (document.capability_id !== undefined) match.capability_id = document.capability_id;
       matches.push(match);
     });
     return matches;

@@ -83,6 +83,22 @@ export function pluginDocuments(descriptor: PluginDescriptor): IndexDocument[] {
   return docs;
 }
 
+/**
+ * What a document id says about its document (the ids pluginDocuments builds: `<plugin>::name`,
+ * `<plugin>::plugin`, `<plugin>::cap::<capability>`, `<plugin>::ex::<n>`). Plugin and capability ids
+ * cannot contain ':', so the id alone is enough and a query need not fetch every match's metadata.
+ */
+export function documentFromId(id: string): { plugin_id: string; kind: DocumentKind; capability_id?: string } | undefined {
+  const cut = id.indexOf('::');
+  if (cut <= 0) return undefined;
+  const plugin_id = id.slice(0, cut);
+  const rest = id.slice(cut + 2);
+  if (rest === 'name' || rest === 'plugin') return { plugin_id, kind: rest };
+  if (rest.startsWith('cap::') && rest.length > 5) return { plugin_id, kind: 'capability', capability_id: rest.slice(5) };
+  if (rest.startsWith('ex::')) return { plugin_id, kind: 'example' };
+  return undefined;
+}
+
 /** One bag of words per plugin for BM25: every field, examples included. */
 export function pluginBm25Text(descriptor: PluginDescriptor): string {
   const parts = [splitIdentifier(descriptor.name), splitIdentifier(descriptor.id), descriptor.description];

@@ -1,29 +1,24 @@
 // Plugin retrieval: BM25 in process (always available) fused with dense similarity from Chroma.
-//
-// Sync: the registry is the truth. On start and on every registry event the index reconciles the
-// affected plugin: an unchanged content hash costs nothing, a changed one is re-embedded, a removed
-// plugin is deleted from Chroma at once. Stale/offline plugins stay indexed and are filtered at query
-// time. All index work runs on one serial queue; each job reads the registry when it runs, so an event
-// that arrives during a resync is applied after it and never lost.
-//
-// Degrade, never fail: when Chroma or the embedder fails, search answers from BM25 alone, status()
-// says why, and a timer retries; when the part is back the index is fully resynced.
+// Keeping Chroma in step with the registry, and degrading to BM25 when Chroma or the embedder fails,
+// is DenseSync's job (dense-sync.ts); this file answers queries. Query embeddings are cached by text
+// (LRU) and go ahead of indexing work in the embedder.
 import type { RetrievalConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { PluginRecord } from '../registry/record.js';
 import { isRoutable } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import { Bm25Index } from './bm25.js';
-import { ChromaIndex, type DenseMatch, type PluginVectors } from './chroma-index.js';
-import { ChromaProcess, chromaHeartbeat } from './chroma-process.js';
+import type { DenseMatch } from './chroma-index.js';
+import { DenseSync } from './dense-sync.js';
 import type { Embedder } from './embedder.js';
+import { EmbeddingPool } from './embedding-pool.js';
 import { fuse } from './fusion.js';
 import { OpenAiEmbedder } from './openai-embedder.js';
-import { capabilityText, pluginBm25Text, pluginDocuments } from './plugin-documents.js';
+import { capabilityText, pluginBm25Text } from './plugin-documents.js';
+import { QueryEmbeddingCache } from './query-cache.js';
 import type { CapabilityMatch, PluginHit, PluginSearchApi, RetrievalStatus, SearchOptions, SearchResponse } from './search-api.js';
 import { checkSearchRequest } from './search-request.js';
-import { UseLiteEmbedder } from './use-lite-embedder.js';
-import { join } from 'node:path';
+import { USE_LITE_DIMENSION, USE_LITE_NAME } from './use-lite-embedder.js';
 
 /** Optional knobs beyond RetrievalConfig (all have defaults). */
 export interface RetrievalTuning {
@@ -43,37 +38,33 @@ export interface CreateRetrievalOptions {
   embedder?: Embedder;
 }
 
-class EmbedderError extends Error {}
-
-/** Plugins re-embedded per Chroma write during a resync: bounds memory and request size. */
-const SYNC_BATCH = 64;
+/** Query embeddings remembered by default (512 numbers each: about 4 MB per 1,000). */
+const DEFAULT_QUERY_CACHE_SIZE = 1000;
 
 export class Retrieval implements PluginSearchApi {
   private readonly config: CreateRetrievalOptions['config'];
   private readonly registry: RegistryApi;
   private readonly log: Logger;
   private readonly embedder: Embedder;
+  /** Only an embedder this instance created is closed by stop(); an injected one belongs to the caller. */
+  private readonly ownsEmbedder: boolean;
+  private readonly dense: DenseSync;
+  private readonly queryCache: QueryEmbeddingCache;
   private readonly pluginBm25 = new Bm25Index();
   private readonly capabilityBm25 = new Bm25Index();
   private readonly capabilityKeys = new Map<string, string[]>();
   private readonly forceRules: { pattern: RegExp; plugin_id: string }[] = [];
-  private chromaProcess: ChromaProcess | undefined;
-  private index: ChromaIndex | undefined;
-  private indexedHashes = new Map<string, string>();
-  private denseReady = false;
-  private degradedReason: string | undefined;
-  private embedded = 0;
-  private queue: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void)[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private recovering = false;
   private stopped = false;
 
   constructor(options: CreateRetrievalOptions) {
     this.config = options.config;
     this.registry = options.registry;
     this.log = options.log;
-    this.embedder = options.embedder ?? chooseEmbedder(options.config);
+    this.ownsEmbedder = options.embedder === undefined;
+    this.embedder = options.embedder ?? chooseEmbedder(options.config, options.log);
+    this.dense = new DenseSync({ config: options.config, registry: options.registry, log: options.log, embedder: this.embedder });
+    this.queryCache = new QueryEmbeddingCache(options.config.query_cache_size ?? DEFAULT_QUERY_CACHE_SIZE);
     for (const rule of this.config.force_include) {
       try {
         this.forceRules.push({ pattern: new RegExp(rule.pattern, 'iu'), plugin_id: rule.plugin_id });
@@ -83,9 +74,9 @@ export class Retrieval implements PluginSearchApi {
     }
   }
 
-  /** Embeddings computed since start (texts, documents and queries alike). */
+  /** Texts embedded since start (documents and queries alike); cached queries cost none. */
   embeddingCalls(): number {
-    return this.embedded;
+    return this.dense.embeddingCalls();
   }
 
   async start(): Promise<void> {
@@ -95,8 +86,8 @@ export class Retrieval implements PluginSearchApi {
       bus.on('plugin.registered', ({ record }) => this.onChange(record.descriptor.id)),
       bus.on('plugin.updated', ({ record }) => this.onChange(record.descriptor.id)),
       bus.on('plugin.removed', ({ record }) => this.onChange(record.descriptor.id)),
-      // Health only changes the query-time filter; reconciling costs a hash comparison and catches
-      // any change that arrived without its own event.
+      // Health only changes the query-time filter; the hash comparison catches any change that arrived
+      // without its own event.
       bus.on('plugin.health', ({ record }) => this.onChange(record.descriptor.id)),
     );
     for (const record of this.registry.list()) this.updateLexical(record.descriptor.id);
@@ -104,51 +95,53 @@ export class Retrieval implements PluginSearchApi {
       this.log.info('retrieval: dense search disabled by config, BM25 only');
       return;
     }
-    await this.enqueue(() => this.connectAndResync());
-    const everyMs = Math.max(50, (this.config.retry_interval_sec ?? 10) * 1000);
-    this.timer = setInterval(() => void this.checkHealth(), everyMs);
-    this.timer.unref();
+    await this.dense.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     for (const off of this.unsubscribe) off();
     this.unsubscribe = [];
-    if (this.timer) clearInterval(this.timer);
-    await this.queue;
-    await this.chromaProcess?.stop();
-    this.denseReady = false;
+    await this.dense.stop();
+    if (this.ownsEmbedder) await this.embedder.close?.();
   }
 
   /** Full reconciliation with the registry; resolves when done (or degraded). */
   resync(): Promise<void> {
     for (const record of this.registry.list()) this.updateLexical(record.descriptor.id);
-    return this.enqueue(() => (this.denseReady ? this.fullResync() : this.connectAndResync()));
+    return this.dense.resync();
   }
 
   /** Resolves once every queued sync job has run. */
   idle(): Promise<void> {
-    return this.queue;
+    return this.dense.idle();
   }
 
   status(): RetrievalStatus {
+    const ready = this.dense.isReady();
     const status: RetrievalStatus = {
-      state: !this.config.enabled ? 'disabled' : this.denseReady ? 'ok' : 'degraded',
+      state: !this.config.enabled ? 'disabled' : ready ? 'ok' : 'degraded',
       embedder: this.embedder.name,
       indexed: this.pluginBm25.size,
     };
     const dimension = this.embedder.dimension();
     if (dimension !== undefined) status.dimension = dimension;
-    if (status.state === 'degraded') status.reason = this.degradedReason ?? 'dense index starting';
-    const url = this.index?.url ?? this.chromaProcess?.url;
+    if (status.state === 'degraded') status.reason = this.dense.reason() ?? 'dense index starting';
+    const url = this.dense.url();
     if (url) status.chroma_url = url;
+    if (this.config.enabled) {
+      status.backlog = this.dense.backlog();
+      const health = this.embedder.health?.();
+      if (health) status.embedding = health;
+      status.query_cache = this.queryCache.stats();
+    }
     return status;
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
     const checked = checkSearchRequest(query, options.k, this.config.top_k);
     if (!checked.ok) {
-      return { query: typeof query === 'string' ? query.slice(0, 200) : '', k: 0, hits: [], mode: this.denseReady ? 'hybrid' : 'bm25', error: checked.error };
+      return { query: typeof query === 'string' ? query.slice(0, 200) : '', k: 0, hits: [], mode: this.dense.isReady() ? 'hybrid' : 'bm25', error: checked.error };
     }
     const warnings: string[] = [];
     if (checked.truncated) warnings.push(`query truncated to its first ${checked.query.length} characters`);
@@ -215,36 +208,23 @@ export class Retrieval implements PluginSearchApi {
   // ---- dense search -------------------------------------------------------------------------------
 
   private async denseSearch(text: string, k: number): Promise<DenseMatch[] | undefined> {
-    const index = this.index;
-    if (!this.denseReady || !index) return undefined;
+    const index = this.dense.denseIndex();
+    if (!index) return undefined;
     try {
-      const [vector] = await this.embed([text]);
+      const vector = await this.queryCache.get(text, async (query) => (await this.dense.embed([query], 'query'))[0]!);
       const n = Math.max(this.config.dense_candidates ?? 400, k * 20);
-      return await index.query(vector!, n);
+      return await index.query(vector, n);
     } catch (err) {
-      this.degrade(err);
+      this.dense.degrade(err);
       return undefined;
     }
   }
 
-  private async embed(texts: string[]): Promise<number[][]> {
-    this.embedded += texts.length;
-    try {
-      return await this.embedder.embed(texts);
-    } catch (err) {
-      throw new EmbedderError(err instanceof Error ? err.message : String(err));
-    }
-  }
-
-  // ---- sync -----------------------------------------------------------------------------------------
+  // ---- lexical index ------------------------------------------------------------------------------
 
   private onChange(pluginId: string): void {
     this.updateLexical(pluginId);
-    if (!this.config.enabled || this.stopped) return;
-    void this.enqueue(async () => {
-      if (this.denseReady) await this.reconcile([pluginId]);
-      // While degraded nothing is lost: recovery runs a full resync against the registry.
-    });
+    if (this.config.enabled && !this.stopped) this.dense.changed(pluginId);
   }
 
   private updateLexical(pluginId: string): void {
@@ -265,117 +245,9 @@ export class Retrieval implements PluginSearchApi {
     }
     this.capabilityKeys.set(pluginId, keys);
   }
-
-  private enqueue(job: () => Promise<void>): Promise<void> {
-    const run = this.queue.then(async () => {
-      try {
-        await job();
-      } catch (err) {
-        this.degrade(err);
-      }
-    });
-    this.queue = run;
-    return run;
-  }
-
-  private async connectAndResync(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      const url = await this.chromaUrl();
-      const index = new ChromaIndex({ url, collection: this.config.chroma.collection, embedderName: this.embedder.name, log: this.log });
-      const recreated = await index.open(this.embedder.dimension(), async () => (await this.embed(['dimension probe']))[0]!.length);
-      if (recreated) this.indexedHashes = new Map();
-      this.index = index;
-      await this.fullResync();
-      if (this.degradedReason) this.log.info({ was: this.degradedReason }, 'retrieval recovered: hybrid search back');
-      this.denseReady = true;
-      this.degradedReason = undefined;
-    } catch (err) {
-      this.degrade(err);
-    }
-  }
-
-  private async chromaUrl(): Promise<string> {
-    const external = this.config.chroma.url ?? process.env.HOMECLAW_CHROMA_URL ?? null;
-    if (external) return external.replace(/\/+$/, '');
-    this.chromaProcess ??= new ChromaProcess({ dataDir: join(this.config.data_dir, 'chroma'), port: this.config.chroma.port, log: this.log });
-    return this.chromaProcess.start();
-  }
-
-  private async fullResync(): Promise<void> {
-    const index = this.requireIndex();
-    this.indexedHashes = await index.indexedHashes();
-    const current = new Map(this.registry.list().map((r) => [r.descriptor.id, r] as const));
-    const gone = [...this.indexedHashes.keys()].filter((id) => !current.has(id));
-    await index.deletePlugins(gone);
-    for (const id of gone) this.indexedHashes.delete(id);
-    const changed = [...current.keys()].filter((id) => this.indexedHashes.get(id) !== current.get(id)!.content_hash);
-    for (let i = 0; i < changed.length; i += SYNC_BATCH) await this.reconcile(changed.slice(i, i + SYNC_BATCH));
-    this.log.info({ plugins: current.size, reembedded: changed.length, deleted: gone.length }, 'retrieval index in step with the registry');
-  }
-
-  /** Brings the given plugins in step with the registry as it is now. */
-  private async reconcile(pluginIds: string[]): Promise<void> {
-    const index = this.requireIndex();
-    const removed: string[] = [];
-    const changed: PluginRecord[] = [];
-    for (const id of pluginIds) {
-      const record = this.registry.get(id);
-      if (!record) removed.push(id);
-      else if (this.indexedHashes.get(id) !== record.content_hash) changed.push(record);
-    }
-    if (removed.length) {
-      await index.deletePlugins(removed);
-      for (const id of removed) this.indexedHashes.delete(id);
-    }
-    if (!changed.length) return;
-    const docsPerPlugin = changed.map((r) => pluginDocuments(r.descriptor));
-    const vectors = await this.embed(docsPerPlugin.flat().map((d) => d.text));
-    let offset = 0;
-    const batch: PluginVectors[] = changed.map((record, i) => {
-      const documents = docsPerPlugin[i]!;
-      const slice = vectors.slice(offset, offset + documents.length);
-      offset += documents.length;
-      return { plugin_id: record.descriptor.id, content_hash: record.content_hash, documents, vectors: slice };
-    });
-    await index.replacePlugins(batch);
-    for (const record of changed) this.indexedHashes.set(record.descriptor.id, record.content_hash);
-  }
-
-  private requireIndex(): ChromaIndex {
-    if (!this.index) throw new Error('Chroma index not connected');
-    return this.index;
-  }
-
-  // ---- health ---------------------------------------------------------------------------------------
-
-  private degrade(err: unknown): void {
-    const message = err instanceof Error ? err.message : String(err);
-    const reason = err instanceof EmbedderError ? `embedder failed: ${message}` : `chroma unavailable: ${message}`;
-    if (this.denseReady || this.degradedReason !== reason) {
-      this.log.warn({ reason }, 'retrieval degraded to BM25 only');
-    }
-    this.denseReady = false;
-    this.degradedReason = reason.slice(0, 500);
-  }
-
-  private async checkHealth(): Promise<void> {
-    if (this.stopped || this.recovering) return;
-    this.recovering = true;
-    try {
-      if (this.denseReady) {
-        const url = this.index?.url;
-        if (url && !(await chromaHeartbeat(url))) this.degrade(new Error(`no heartbeat from ${url}`));
-        return;
-      }
-      await this.enqueue(() => this.connectAndResync());
-    } finally {
-      this.recovering = false;
-    }
-  }
 }
 
-function chooseEmbedder(config: CreateRetrievalOptions['config']): Embedder {
+function chooseEmbedder(config: CreateRetrievalOptions['config'], log: Logger): Embedder {
   if (config.embedder.kind === 'openai') {
     if (!config.embedder.model) throw new Error('retrieval.embedder.model is required when embedder.kind is openai');
     const options: ConstructorParameters<typeof OpenAiEmbedder>[0] = {
@@ -386,7 +258,17 @@ function chooseEmbedder(config: CreateRetrievalOptions['config']): Embedder {
     if (config.embedder_dimension !== undefined) options.dimension = config.embedder_dimension;
     return new OpenAiEmbedder(options);
   }
-  return new UseLiteEmbedder();
+  // The offline model runs on worker threads; the event loop only passes texts and vectors.
+  return new EmbeddingPool({
+    name: USE_LITE_NAME,
+    dimension: USE_LITE_DIMENSION,
+    log: log.child({ component: 'embedding-pool' }),
+    ...(config.embedder.workers ? { size: config.embedder.workers } : {}),
+    ...(config.embedder.index_batch ? { index_batch: config.embedder.index_batch } : {}),
+    ...(config.embedder.worker_nice !== undefined ? { nice: config.embedder.worker_nice } : {}),
+    // Test-only: lets tests kill or break a real worker with marker texts (embedding-worker-protocol.ts).
+    faults: process.env.HOMECLAW_TEST_EMBEDDER_FAULTS === '1',
+  });
 }
 
 /**

@@ -1,5 +1,7 @@
 // What the conversation engine, the HTTP API, the CLI and the MCP server ask of retrieval.
 import type { PluginRecord } from '../registry/record.js';
+import type { EmbedderHealth } from './embedder.js';
+import type { QueryCacheStats } from './query-cache.js';
 
 export interface CapabilityMatch {
   capability_id: string;
@@ -46,6 +48,11 @@ export interface RetrievalStatus {
   dimension?: number;
   indexed: number;
   chroma_url?: string;
+  /** Plugins registered or changed whose documents wait to be embedded and written to Chroma. */
+  backlog?: number;
+  /** The embedding workers (offline model): how many are up, restarts, queued work, the last failure. */
+  embedding?: EmbedderHealth;
+  query_cache?: QueryCacheStats;
 }
 
 export interface PluginSearchApi {

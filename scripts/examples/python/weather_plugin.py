@@ -195,6 +195,10 @@ class Plugin:
             return
         try:
             if msg.topic == topic("plugins", "invoke", self.plugin_id):
+                # A retained invoke is a stored copy replayed on every subscription, not a live request.
+                if msg.retain:
+                    log("retained invoke ignored")
+                    return
                 self.on_invoke(payload)
             elif msg.topic == topic("plugins", "registered", self.plugin_id):
                 self.on_ack(payload)

@@ -198,7 +198,10 @@ while true; do
     retained="${line%% *}"
     payload="${line#* }"
     case "$topic" in
-      "$T_INVOKE") [ "$REGISTERED" = 1 ] && on_invoke "$payload" ;;
+      # A retained invoke (flag 1) is a stored copy replayed on every subscription, not a live request.
+      "$T_INVOKE")
+        if [ "$retained" = 1 ]; then log "retained invoke ignored"
+        elif [ "$REGISTERED" = 1 ]; then on_invoke "$payload"; fi ;;
       "$T_REGISTERED") on_ack "$payload" ;;
       "$T_INVALID")
         [ "$(jq -r '.client_id // empty' <<<"$payload" 2>/dev/null)" = "$CLIENT_ID" ] && on_ack "$payload" ;;

@@ -4,7 +4,7 @@ import type { HealthReport } from '../../adapters/adapter.js';
 import type { DispatcherApi } from '../../dispatch/dispatcher-api.js';
 import { normalizeDescriptor } from '../../protocol/descriptor/normalize.js';
 import { explainBadId, isPluginId } from '../../protocol/ids.js';
-import type { ErrorCode, JsonObject, ValidationIssue } from '../../protocol/types.js';
+import type { ErrorCode, JsonObject, PluginDescriptor, ValidationIssue } from '../../protocol/types.js';
 import type { PluginRecord } from '../../registry/record.js';
 import type { RegistryApi } from '../../registry/registry-api.js';
 import { dedupeIssues } from '../../protocol/validate.js';
@@ -19,6 +19,8 @@ export interface PluginRoutesDeps {
   health: (record: PluginRecord) => Promise<HealthReport>;
   /** Gives a plugin id to an MQTT credential (`homeclaw plugins transfer`); absent: the route answers 501. */
   transfer?: (pluginId: string, credential: string) => { ok: true; owner: string; previous_owner: string } | { ok: false; status: 400 | 404 | 409; error: string };
+  /** Problems with where the plugin points (e.g. at the Core's own HTTP API); none means fine. */
+  checkTargets?: (descriptor: PluginDescriptor) => Promise<ValidationIssue[]>;
 }
 
 const EXTERNAL_TYPES = ['http', 'subprocess', 'mcp'];
@@ -69,12 +71,16 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     }
     const normalized = normalizeDescriptor(body, { source: 'external', default_type: 'http' });
     if (!normalized.ok) problems.push(...normalized.errors);
+    if (normalized.ok && deps.checkTargets) problems.push(...(await deps.checkTargets(normalized.descriptor)));
     if (problems.length > 0 || !normalized.ok) {
       request.log.info({ problems }, 'plugin registration refused');
       return sendError(reply, 400, 'invalid plugin descriptor', dedupeIssues(problems));
     }
     const outcome = registry.register({ descriptor: normalized.descriptor, owner: 'api' });
-    if (!outcome.ok) return sendError(reply, 409, outcome.errors.map((e) => e.message).join('; '), outcome.errors);
+    if (!outcome.ok) {
+      request.log.info({ problems: outcome.errors }, 'plugin registration refused');
+      return sendError(reply, outcome.code === 'conflict' ? 409 : 400, outcome.errors.map((e) => e.message).join('; '), outcome.errors);
+    }
     return reply.code(outcome.change === 'created' ? 201 : 200).send({
       plugin_id: outcome.record.descriptor.id,
       registered: true,

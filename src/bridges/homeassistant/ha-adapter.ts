@@ -69,7 +69,7 @@ export class HomeAssistantAdapter implements PluginAdapter {
       backoff: { initial_ms: this.options.backoff?.initial_ms ?? 1_000, max_ms: this.options.backoff?.max_ms ?? 30_000 },
       connect_timeout_ms: settings.timeout_sec * 1000,
       classifyFailure: classifyHomeAssistantFailure(settings.url, mcpUrl),
-      onReady: () => void this.refreshEntities(),
+      onReady: () => void this.refreshEntities().catch((error: unknown) => this.log.error({ err: (error as Error).message }, 'reading the Home Assistant entities failed')),
     });
     this.timer = setInterval(() => void this.refresh(), settings.refresh_sec * 1000);
     this.timer.unref();
@@ -150,6 +150,8 @@ export class HomeAssistantAdapter implements PluginAdapter {
         return;
       }
     }
+    // Stopped or reconnected meanwhile: what this connection read no longer belongs in the registry.
+    if (this.connection !== connection) return;
     this.writeEntities(entities);
   }
 
@@ -184,5 +186,7 @@ export class HomeAssistantAdapter implements PluginAdapter {
 
   async stop(): Promise<void> {
     await this.close();
+    // A refresh still reading must end before the registry it writes to is closed.
+    await this.refreshing?.catch(() => undefined);
   }
 }

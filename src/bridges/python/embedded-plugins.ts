@@ -13,7 +13,7 @@ import type { PluginDescriptor } from '../../protocol/types.js';
 import type { PluginRecord } from '../../registry/record.js';
 import type { RegistryApi } from '../../registry/registry-api.js';
 import type { PythonAdapter, PythonRoute } from './adapter.js';
-import { pythonChildEnv } from './child-env.js';
+import { buildChildEnvReport } from '../../adapters/child-env.js';
 import { embeddedDescriptor } from './descriptor.js';
 import { DEFAULT_PYTHON } from './folder-plugins.js';
 import { PYTHON_HOST_PROTOCOL } from './protocol.js';
@@ -159,7 +159,7 @@ export function createEmbeddedPythonPlugins(deps: EmbeddedPythonPluginsDeps): Em
     }
     const stem = basename(file, '.py');
     const loaded: LoadedFile = { supervisor: undefined, routes: new Map(), errors: [] };
-    const { env } = pythonChildEnv(deps.env ?? process.env, undefined);
+    const { env } = buildChildEnvReport(undefined, deps.env ?? process.env);
     const supervisor = new PythonSupervisor({
       label: `python file ${basename(dirname(file))}/${basename(file)}`,
       launch: {

@@ -14,7 +14,7 @@ import type { RegistryApi } from '../../registry/registry-api.js';
 import type { LoadedBuiltin } from '../../adapters/inline.js';
 import { mergeConfig } from '../../adapters/builtin-loader.js';
 import type { PythonAdapter, PythonRoute } from './adapter.js';
-import { pythonChildEnv } from './child-env.js';
+import { buildChildEnvReport } from '../../adapters/child-env.js';
 import { folderDescriptor } from './descriptor.js';
 import { PYTHON_HOST_PROTOCOL, type HostPluginInfo } from './protocol.js';
 import { PythonSupervisor, type SupervisorSettings } from './supervisor.js';
@@ -133,7 +133,7 @@ export function createPythonFolders(deps: PythonFoldersDeps): PythonFolders {
     const config = mergeConfig(mergeConfig(declared, runtime), { plugin_dir: folder });
     const claimed = idOf(manifest) ?? idOf(legacy) ?? (isPluginId(basename(folder)) ? basename(folder) : undefined);
     const log = deps.log.child({ plugin_id: claimed, folder });
-    const { env, ignored } = pythonChildEnv(deps.env ?? process.env, config.env as JsonObject | undefined);
+    const { env, ignored } = buildChildEnvReport(config.env as JsonObject | undefined, deps.env ?? process.env);
     for (const problem of ignored) log.warn(`config.env entry ignored: ${problem}`);
 
     let ids: string[] = [];

@@ -1,6 +1,5 @@
 // The Core's side of the host protocol and the child environment, without processes.
 import { describe, expect, it } from 'vitest';
-import { pythonChildEnv } from '../../../src/bridges/python/child-env.js';
 import { parseHostLine } from '../../../src/bridges/python/protocol.js';
 
 describe('host protocol lines', () => {
@@ -22,25 +21,5 @@ describe('host protocol lines', () => {
     expect(parseHostLine('{"type":"result","ok":true}')).toEqual({ ok: false, problem: 'result without id or ok' });
     expect(parseHostLine('{"type":"hello","pid":1,"plugins":[{"class":2}]}')).toEqual({ ok: false, problem: 'hello with a malformed plugin entry' });
     expect(parseHostLine('{"type":"shout"}')).toEqual({ ok: false, problem: 'unknown message type "shout"' });
-  });
-});
-
-describe('child environment', () => {
-  const core = { PATH: '/usr/bin', HOME: '/home/c', LANG: 'C.UTF-8', TZ: 'UTC', HOMECLAW_ADMIN_TOKEN: 't', OPENAI_API_KEY: 'k', USER: 'c' };
-
-  it('keeps PATH, HOME, LANG and TZ and adds the manifest env', () => {
-    expect(pythonChildEnv(core, { API_URL: 'http://x', RETRIES: 3 })).toEqual({
-      env: { PATH: '/usr/bin', HOME: '/home/c', LANG: 'C.UTF-8', TZ: 'UTC', API_URL: 'http://x', RETRIES: '3' },
-      ignored: [],
-    });
-  });
-
-  it('lets the manifest drop an inherited variable, and skips names that are not variable names', () => {
-    expect(pythonChildEnv(core, { TZ: null, 'BAD NAME': 'x' })).toEqual({
-      env: { PATH: '/usr/bin', HOME: '/home/c', LANG: 'C.UTF-8' },
-      ignored: ['BAD NAME: not a valid variable name'],
-    });
-    expect(pythonChildEnv({}, ['A=1']).ignored).toEqual(['config.env must be a mapping of variable names to values']);
-    expect(pythonChildEnv({}, undefined).env).toEqual({ PATH: '/usr/local/bin:/usr/bin:/bin' });
   });
 });

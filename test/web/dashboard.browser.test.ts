@@ -120,6 +120,18 @@ describe('sign-in', () => {
     expect((await core.api<{ profile: Record<string, string> }>('GET', '/api/profiles/alice')).body.profile['phone']).toBe('555-0199');
     await core.api('POST', '/api/profiles/alice', { set: { phone: '555-0100' } });
   }, 120_000);
+
+  it('ends the session when its token is removed', async () => {
+    const { token } = (await core.api<{ token: string }>('POST', '/api/users', { user_id: 'bob' })).body;
+    const page = await openPage();
+    await signIn(page, token);
+    expect((await core.api('DELETE', '/api/users/bob')).status).toBe(200);
+    await page.getByLabel('Message').fill('what time is it?');
+    await page.getByLabel('Message').press('Enter');
+    await page.getByLabel('Token').waitFor();
+    expect(await page.locator('.notice').textContent()).toContain('no longer accepts this token');
+    expect(await page.evaluate('sessionStorage.getItem("homeclaw.token")')).toBeNull();
+  }, 120_000);
 });
 
 describe('plugins', () => {

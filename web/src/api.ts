@@ -44,10 +44,11 @@ async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, message, Array.isArray(body?.problems) ? body.problems : []);
 }
 
-async function call(method: string, path: string, body?: unknown, with_token = token): Promise<Response> {
+/** `session`: the call is made with the session's credential, so a 401 means the session has ended. */
+async function call(method: string, path: string, body?: unknown, with_token = token, session = true): Promise<Response> {
   const headers = authHeaders(body === undefined ? {} : { 'content-type': 'application/json' }, with_token);
   const response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), cache: 'no-store' });
-  if (response.status === 401 && with_token === token) onUnauthorized();
+  if (response.status === 401 && session) onUnauthorized();
   return response;
 }
 
@@ -65,7 +66,7 @@ export async function sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', path: strin
 
 /** Asks the Core who a credential is, without making it the session's; undefined token: no header. */
 export async function probe<T>(path: string, candidate: string | undefined): Promise<{ status: number; body?: T; message?: string }> {
-  const response = await call('GET', path, undefined, candidate);
+  const response = await call('GET', path, undefined, candidate, false);
   if (response.ok) return { status: response.status, body: (await response.json()) as T };
   return { status: response.status, message: (await errorOf(response)).message };
 }

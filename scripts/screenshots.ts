@@ -24,7 +24,8 @@ async function api<T>(core: RunningCore, method: string, path: string, body?: un
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  if (res.status >= 500) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  // A failed plugin call is part of the story (its outcome shows on the pages); anything else is a bug.
+  if (res.status >= 500 && !path.startsWith('/v1/plugins/')) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return (text ? JSON.parse(text) : {}) as T;
 }
 
@@ -63,7 +64,10 @@ async function furnish(core: RunningCore): Promise<{ aliceToken: string; thermos
       ],
     },
     handlers: {
-      set_temperature: ({ celsius, mode }) => `Living room set to ${String(celsius)} °C (${String(mode ?? 'comfort')}).`,
+      set_temperature: ({ celsius, mode }) => {
+        if (Number(celsius) > 30) throw new Error(`${String(celsius)} °C is above the thermostat's limit of 30 °C`);
+        return `Living room set to ${String(celsius)} °C (${String(mode ?? 'comfort')}).`;
+      },
       read: () => ({ text: 'Living room: 19.5 °C, target 21 °C.', data: { current: 19.5, target: 21 } }),
     },
     log: silentSdkLogger(),
@@ -88,7 +92,7 @@ async function furnish(core: RunningCore): Promise<{ aliceToken: string; thermos
   await api(core, 'POST', '/v1/plugins/garage/tools/open/run', {});
   await api(core, 'POST', '/v1/plugins/garage/tools/open/run?confirmed=true', { leave_open_min: 5 });
   await api(core, 'POST', '/v1/plugins/thermostat/tools/read/run', {});
-  await api(core, 'POST', '/v1/plugins/weather/tools/forecast/run', { location: 'Paris', days: 2 });
+  await api(core, 'POST', '/v1/plugins/thermostat/tools/set_temperature/run', { celsius: 35 });
   await api(core, 'POST', '/api/messages', { channel: 'kitchen', text: 'what time is it?' }, aliceToken);
   await api(core, 'POST', '/api/messages', { channel: 'kitchen', text: 'save a note: call the plumber' }, aliceToken);
   return { aliceToken, thermostat };
@@ -116,7 +120,6 @@ async function main(): Promise<void> {
       broker: { port: 0, ws_port: 0 },
       http: { port: 0 },
       plugins: { dir: join(ROOT, 'plugins'), hot_reload: false },
-      // Weather needs the internet; here it fails, which the pages show as an error outcome.
       retrieval: { enabled: true },
     },
   });

@@ -39,6 +39,11 @@ import { registerOpenApiRoute } from './api/routes/openapi.js';
 import { registerHealthRoutes, HEALTH_PATHS } from './api/routes/health.js';
 import { registerMetricsRoutes, METRICS_PATH } from './api/routes/metrics.js';
 import { CoreMetrics } from './observability/core-metrics.js';
+import { DASHBOARD_PUBLIC_PATHS, DASHBOARD_PUBLIC_PREFIXES, registerDashboardRoutes } from './api/routes/dashboard.js';
+import { registerEventRoutes } from './api/routes/events.js';
+import { registerPluginCapabilityRoutes } from './api/routes/plugin-capabilities.js';
+import { registerWhoamiRoutes } from './api/routes/whoami.js';
+import { createIngressAuth } from './api/ingress-auth.js';
 import { createCoreReadiness } from './observability/core-readiness.js';
 import type { Readiness } from './observability/readiness.js';
 import { registerAdminRoutes } from './api/routes/admin.js';
@@ -187,6 +192,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         haDiscovery?.invocationFinished(record);
         metrics?.invocations.finished(record);
       },
+      onRefused: (record) => eventFeed?.invocationRefused(record),
       guard: policy,
       audit: (entry) => {
         audit.record(entry);
@@ -355,8 +361,19 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     }
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
-    const publicPaths = metrics ? [...HEALTH_PATHS, METRICS_PATH] : HEALTH_PATHS;
-    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths, userTokens: users });
+    const ingress = config.dashboard.ingress_proxy ? createIngressAuth(config.dashboard.ingress_proxy) : undefined;
+    const dashboardOn = config.dashboard.enabled;
+    const http = createHttpServer({
+      host: config.http.host,
+      port: config.http.port,
+      token,
+      log,
+      publicPaths: [...HEALTH_PATHS, ...(metrics ? [METRICS_PATH] : []), ...(dashboardOn ? DASHBOARD_PUBLIC_PATHS : [])],
+      userTokens: users,
+      ...(dashboardOn ? { publicPrefixes: DASHBOARD_PUBLIC_PREFIXES } : {}),
+      ...(ingress ? { ingress } : {}),
+    });
+    if (ingress) log.info({ proxy: config.dashboard.ingress_proxy }, 'ingress requests from the trusted proxy act as the admin');
     const health = async (record: PluginRecord): Promise<HealthReport> => {
       const adapter = adapters.get(record.descriptor.type);
       if (adapter?.health) return adapter.health(record);
@@ -398,6 +415,10 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       findPlugins: findPluginsTool(search),
     });
     registerOpenApiRoute(http.app);
+    registerWhoamiRoutes(http.app, ingress ? { ingress } : {});
+    registerEventRoutes(http.app, { feed: eventFeed, log: log.child({ room: 'api', component: 'events' }) });
+    registerPluginCapabilityRoutes(http.app, { registry, requiresConfirmation: (pluginId, capability) => policy.requiresConfirmation(pluginId, capability) });
+    if (dashboardOn) await registerDashboardRoutes(http.app, { log: log.child({ room: 'api', component: 'dashboard' }) });
     const readiness = createCoreReadiness({
       config,
       log: log.child({ room: 'observability' }),

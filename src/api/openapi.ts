@@ -4,6 +4,7 @@
 import { allProtocolSchemas, SCHEMA_FILES, type SchemaName } from '../protocol/schemas.js';
 import type { JsonObject, JsonValue } from '../protocol/types.js';
 import { accessPaths, accessSchemas } from './openapi-access.js';
+import { dashboardPaths, dashboardSchemas } from './openapi-dashboard.js';
 
 export interface OpenApiOptions {
   /** info.version; default the package version. */
@@ -589,7 +590,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   const protocol = allProtocolSchemas();
   const components: JsonObject = {};
   for (const [name, schema] of Object.entries(protocol) as [SchemaName, JsonObject][]) components[name] = protocolComponent(name, schema);
-  const http = { ...httpSchemas(components['descriptor'] as JsonObject, components['register'] as JsonObject), ...accessSchemas() };
+  const http = { ...httpSchemas(components['descriptor'] as JsonObject, components['register'] as JsonObject), ...accessSchemas(), ...dashboardSchemas() };
   for (const name of Object.keys(http)) {
     if (name in components) throw new Error(`OpenAPI component ${name} is defined twice`);
   }
@@ -613,7 +614,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
       { name: 'mcp', description: 'The Core as an MCP server (streamable HTTP).' },
       { name: 'meta', description: 'Status and this document.' },
     ],
-    paths: mergePaths(paths(), accessPaths()),
+    paths: mergePaths(mergePaths(paths(), accessPaths()), dashboardPaths()),
     components: {
       schemas: { ...components, ...http },
       responses: errorResponses(),
@@ -622,7 +623,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
           type: 'http',
           scheme: 'bearer',
           description:
-            'The admin token of the Core, or a user token (homeclaw users add <id>), which may call only POST /api/messages, GET/PUT/POST /api/profiles/<own id>, GET /api/plugins/search and /mcp, acting as its user; other routes answer 403.',
+            'The admin token of the Core, or a user token (homeclaw users add <id>), which may call only POST /api/messages, GET/PUT/POST /api/profiles/<own id>, GET /api/plugins/search, GET /api/whoami and /mcp, acting as its user; other routes answer 403.',
         },
       },
     },

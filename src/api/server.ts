@@ -1,9 +1,10 @@
 // The Core's HTTP server (fastify): bearer auth, one error format, and the route modules of each room.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { Principal } from '../access/principal.js';
+import { ADMIN, type Principal } from '../access/principal.js';
 import { diskFullMessage } from '../disk-full.js';
 import type { Logger } from '../log.js';
 import { errorBody } from './errors.js';
+import type { IngressAuth } from './ingress-auth.js';
 import { adminOnlyMessage, principalOf, resolvePrincipal, type UserTokenVerifier } from './principal-auth.js';
 
 export interface HttpServerOptions {
@@ -15,6 +16,10 @@ export interface HttpServerOptions {
   publicPaths?: string[];
   /** Per-user tokens; without it only the admin token is accepted. */
   userTokens?: UserTokenVerifier;
+  /** Path prefixes reachable without the token (the dashboard's static files). */
+  publicPrefixes?: string[];
+  /** Requests from a trusted ingress proxy without an Authorization header act as the admin. */
+  ingress?: IngressAuth;
 }
 
 export interface HttpServer {
@@ -37,14 +42,20 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     bodyLimit: 4 * 1024 * 1024,
   });
   const publicPaths = new Set(['/api/openapi.json', ...(options.publicPaths ?? [])]);
-  const resolve = (request: FastifyRequest): Principal | undefined =>
-    request.principal ?? resolvePrincipal(request.headers.authorization, options.token, options.userTokens);
+  const publicPrefixes = options.publicPrefixes ?? [];
+  const resolve = (request: FastifyRequest): Principal | undefined => {
+    if (request.principal) return request.principal;
+    const header = request.headers.authorization;
+    // Explicit credentials win: a wrong token is refused even on a request that came through ingress.
+    if (header !== undefined || !options.ingress) return resolvePrincipal(header, options.token, options.userTokens);
+    return options.ingress.identify(request) ? ADMIN : undefined;
+  };
   const authorize = (request: FastifyRequest): boolean => resolve(request) !== undefined;
 
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    if (publicPaths.has(path)) return;
+    if (publicPaths.has(path) || publicPrefixes.some((prefix) => path.startsWith(prefix))) return;
     const principal = resolve(request);
     if (!principal) {
       options.log.warn({ path, ip: request.ip }, 'HTTP request without a valid bearer token refused');

@@ -17,6 +17,7 @@ export const DEFAULT_CONFIG: CoreConfig = {
     login: { max_failures: 5, backoff_sec: 1, max_backoff_sec: 60, max_concurrent_checks: 2, cache_ttl_sec: 300 },
   },
   http: { host: '127.0.0.1', port: 8765, admin_token: null },
+  dashboard: { enabled: true, ingress_proxy: null },
   dispatch: { default_timeout_sec: 30, default_max_concurrency: 4, default_queue_limit: 100 },
   liveness: { default_heartbeat_interval_sec: 15, grace_sec: 10, health_poll_sec: 15, health_failure_threshold: 3 },
   plugins: { dir: './plugins', hot_reload: true, extra_dirs: [] },

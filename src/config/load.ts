@@ -29,6 +29,8 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_HTTP_HOST', path: ['http', 'host'], kind: 'string' },
   { name: 'HOMECLAW_HTTP_PORT', path: ['http', 'port'], kind: 'port' },
   { name: 'HOMECLAW_ADMIN_TOKEN', path: ['http', 'admin_token'], kind: 'string' },
+  { name: 'HOMECLAW_DASHBOARD_ENABLED', path: ['dashboard', 'enabled'], kind: 'bool' },
+  { name: 'HOMECLAW_INGRESS_PROXY', path: ['dashboard', 'ingress_proxy'], kind: 'string' },
   { name: 'HOMECLAW_PLUGINS_DIR', path: ['plugins', 'dir'], kind: 'string' },
   { name: 'HOMECLAW_HOT_RELOAD', path: ['plugins', 'hot_reload'], kind: 'bool' },
   { name: 'HOMECLAW_RETRIEVAL_ENABLED', path: ['retrieval', 'enabled'], kind: 'bool' },

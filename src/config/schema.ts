@@ -37,6 +37,7 @@ export const CONFIG_SCHEMA = obj({
     }),
   }),
   http: obj({ host: str, port, admin_token: { type: ['string', 'null'], minLength: 16 } }),
+  dashboard: obj({ enabled: { type: 'boolean' }, ingress_proxy: { type: ['string', 'null'], pattern: '^(?:\\d{1,3}(?:\\.\\d{1,3}){3}|[0-9A-Fa-f:]{2,39})$' } }),
   dispatch: obj({
     default_timeout_sec: posNum,
     default_max_concurrency: posInt,

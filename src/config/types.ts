@@ -35,6 +35,16 @@ export interface HttpConfig {
   admin_token: string | null;
 }
 
+export interface DashboardConfig {
+  /** Serve the web dashboard at / (its files hold no data; the API behind it still needs a token). */
+  enabled: boolean;
+  /**
+   * Address of a trusted ingress proxy (Home Assistant's Supervisor: 172.30.32.2): requests from that
+   * TCP peer carrying X-Ingress-Path and no Authorization header act as the admin. null: no ingress.
+   */
+  ingress_proxy: string | null;
+}
+
 export interface DispatchConfig {
   default_timeout_sec: number;
   default_max_concurrency: number;
@@ -207,6 +217,7 @@ export interface CoreConfig {
   log_format: 'auto' | 'pretty' | 'json';
   broker: BrokerConfig;
   http: HttpConfig;
+  dashboard: DashboardConfig;
   dispatch: DispatchConfig;
   liveness: LivenessConfig;
   plugins: PluginsConfig;

@@ -147,6 +147,15 @@ describe('front door with credentials only (the LAN setting)', () => {
     await expect(nodered.client.subscribeAsync('homeclaw/call_result/+', { qos: 1 })).rejects.toThrow(/Subscribe error/);
   });
 
+  it('a caller login cannot act for a user it is not bound to: refused with forbidden, and nothing runs', async () => {
+    const intruder = await login('scripts', 'caller');
+    const before = core.ctx.dispatcher.getStats().invoked;
+    const reply = await call(intruder, 'whoami', 'tell', { request_id: 'impersonate-1', user_id: 'alice' });
+    expect(reply).toMatchObject({ request_id: 'impersonate-1', success: false, error_code: 'forbidden' });
+    expect(reply.error).toContain('the caller login "scripts" may act only as "scripts", not as "alice"');
+    expect(core.ctx.dispatcher.getStats().invoked).toBe(before);
+  });
+
   it('channel and plugin logins cannot call: their calls are dropped and nothing runs', async () => {
     const watcher = await login('watcher', 'caller');
     await watcher.subscribe(topics.callResult('from-channel'));

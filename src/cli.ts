@@ -209,7 +209,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--role <role>', 'what the client may do').choices(['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller']).makeOptionMandatory())
     .option('--plugin-ids <ids>', 'comma-separated plugin ids a plugin credential may use (default: the name)')
     .option('--channels <names>', 'comma-separated channels a channel credential may use (default: the name)')
-    .option('--users <ids>', 'comma-separated users a channel credential may speak as (default: the name; * = anyone)')
+    .option('--users <ids>', 'comma-separated users a channel credential may speak as, or a caller credential may call for (default: the name; * = anyone)')
     .option('--json', 'print JSON')
     .action(async (name: string, options: { role: string; pluginIds?: string; channels?: string; users?: string; json?: boolean }) => {
       const split = (s?: string): string[] | undefined => s?.split(',').map((x) => x.trim()).filter(Boolean);

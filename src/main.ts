@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { isLoopbackHost } from './bus/acl.js';
 import { ownerOf } from './bus/core-bus.js';
 import { AuditLog } from './access/audit-log.js';
+import { CallerBindings } from './access/caller-bindings.js';
 import { ChannelBindings } from './access/channel-bindings.js';
 import { credentialOwner, mayClaimPluginId } from './access/plugin-claims.js';
 import { AccessPolicy } from './access/policy.js';
@@ -304,7 +305,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       authorizeSpeaker: (input) => bindings.authorize(input),
     });
     started.push({ name: 'channels', stop: () => channels.stop() });
-    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes });
+    const callers = new CallerBindings({ embedded: bus.embedded, configured: config.access.callers.users });
+    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes, authorizeCaller: (input) => callers.decide(input) });
     started.push({ name: 'call-front-door', stop: () => frontDoor.stop() });
     if (config.homeassistant.discovery) {
       if (broker) log.warn(EMBEDDED_DISCOVERY_WARNING);

@@ -47,6 +47,6 @@ export const DEFAULT_CONFIG: CoreConfig = {
   },
   zigbee2mqtt: { enabled: false, base_topic: 'zigbee2mqtt', confirm_timeout_sec: 5 },
   homeassistant: { url: null, token: null, refresh_sec: 300, timeout_sec: 15, discovery: false, discovery_prefix: 'homeassistant' },
-  access: { channels: {}, audit: { max_entries: 100_000, max_age_days: 90, flush_interval_ms: 1000 } },
+  access: { channels: {}, callers: { users: null }, audit: { max_entries: 100_000, max_age_days: 90, flush_interval_ms: 1000 } },
   policy: { users: {}, require_confirmation: [] },
 };

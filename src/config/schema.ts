@@ -107,6 +107,7 @@ export const CONFIG_SCHEMA = obj({
       propertyNames: { pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
       additionalProperties: obj({ users: { type: 'array', items: { type: 'string', pattern: '^(?:\\*|[A-Za-z0-9_.@-]{1,128})$' } } }),
     },
+    callers: obj({ users: { type: ['array', 'null'], minItems: 1, items: { type: 'string', pattern: '^(?:\\*|[A-Za-z0-9_.@-]{1,128})$' } } }),
     audit: obj({
       max_entries: { type: 'integer', minimum: 10 },
       max_age_days: posNum,

@@ -148,6 +148,11 @@ export interface PolicyConfig {
 export interface AccessConfig {
   /** Users each channel may speak for when the broker cannot say who published (external broker). */
   channels: Record<string, { users: string[] }>;
+  /**
+   * Users calls on the MQTT front door may act as when the caller has no login of its own: every caller on
+   * an external broker (null: only "household"), anonymous callers on the embedded one (null: anyone).
+   */
+  callers: { users: string[] | null };
   audit: {
     /** The oldest entries beyond this count are deleted. */
     max_entries: number;

@@ -57,6 +57,10 @@ import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
+import { openAiUnauthorized, registerOpenAiRoutes } from './channels/openai-endpoint.js';
+import { attachOAuth } from './api/oauth/attach.js';
+import { listenerAuthority } from './api/public-url.js';
+import { OpenAiSessions } from './channels/openai-sessions.js';
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 import { createPythonBridge } from './bridges/python/bridge.js';
 import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
@@ -371,6 +375,15 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       access: policy,
       findPlugins: findPluginsTool(retrieval),
     });
+    if (config.oauth.enabled) {
+      const listenerHost = (): string => listenerAuthority(http.app.server, config.http.host, config.http.port);
+      attachOAuth({ http, db, users, adminToken: token, settings: config.oauth, public_url: config.http.public_url, listenerHost, log });
+    }
+    if (config.openai_endpoint.enabled) {
+      const sessions = new OpenAiSessions(db, config.openai_endpoint.session_ttl_sec * 1000);
+      registerOpenAiRoutes(http.app, { engine, sessions, settings: config.openai_endpoint, log });
+      http.onUnauthorized(openAiUnauthorized);
+    }
     registerOpenApiRoute(http.app);
     const readiness = createCoreReadiness({
       config,

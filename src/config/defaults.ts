@@ -15,7 +15,7 @@ export const DEFAULT_CONFIG: CoreConfig = {
     allow_anonymous: 'auto',
     max_payload_bytes: 262_144,
   },
-  http: { host: '127.0.0.1', port: 8765, admin_token: null },
+  http: { host: '127.0.0.1', port: 8765, admin_token: null, public_url: null },
   dispatch: { default_timeout_sec: 30, default_max_concurrency: 4, default_queue_limit: 100 },
   liveness: { default_heartbeat_interval_sec: 15, grace_sec: 10, health_poll_sec: 15, health_failure_threshold: 3 },
   plugins: { dir: './plugins', hot_reload: true, extra_dirs: [] },
@@ -49,4 +49,13 @@ export const DEFAULT_CONFIG: CoreConfig = {
   homeassistant: { url: null, token: null, refresh_sec: 300, timeout_sec: 15, discovery: false, discovery_prefix: 'homeassistant' },
   access: { channels: {}, callers: { users: null }, audit: { max_entries: 100_000, max_age_days: 90, flush_interval_ms: 1000 } },
   policy: { users: {}, require_confirmation: [] },
+  openai_endpoint: { enabled: true, default_user: 'household', user_field: 'user', max_body_bytes: 1_048_576, session_ttl_sec: 86_400 },
+  oauth: {
+    enabled: true,
+    dynamic_registration: false,
+    access_token_ttl_sec: 3600,
+    refresh_token_ttl_sec: 7_776_000,
+    code_ttl_sec: 120,
+    max_dynamic_clients: 100,
+  },
 };

@@ -29,7 +29,13 @@ export const CONFIG_SCHEMA = obj({
     allow_anonymous: { anyOf: [{ type: 'boolean' }, { const: 'auto' }] },
     max_payload_bytes: { type: 'integer', minimum: 1024, maximum: 268435455 },
   }),
-  http: obj({ host: str, port, admin_token: { type: ['string', 'null'], minLength: 16 } }),
+  http: obj({
+    host: str,
+    port,
+    admin_token: { type: ['string', 'null'], minLength: 16 },
+    // An origin only: OAuth metadata is served at the root, so a path prefix could not be honoured.
+    public_url: { type: ['string', 'null'], pattern: '^https?://[^/?#\\s]+/?$' },
+  }),
   dispatch: obj({
     default_timeout_sec: posNum,
     default_max_concurrency: posInt,
@@ -118,5 +124,20 @@ export const CONFIG_SCHEMA = obj({
     default: policyRule,
     users: { type: 'object', propertyNames: userId, additionalProperties: policyRule },
     require_confirmation: { type: 'array', items: policyPattern },
+  }),
+  openai_endpoint: obj({
+    enabled: { type: 'boolean' },
+    default_user: userId,
+    user_field: { enum: ['user', 'conversation'] },
+    max_body_bytes: { type: 'integer', minimum: 1024, maximum: 67_108_864 },
+    session_ttl_sec: posNum,
+  }),
+  oauth: obj({
+    enabled: { type: 'boolean' },
+    dynamic_registration: { type: 'boolean' },
+    access_token_ttl_sec: { type: 'integer', minimum: 1 },
+    refresh_token_ttl_sec: { type: 'integer', minimum: 60 },
+    code_ttl_sec: { type: 'integer', minimum: 10, maximum: 600 },
+    max_dynamic_clients: posInt,
   }),
 });

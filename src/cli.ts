@@ -9,6 +9,7 @@ import { coerceParameters, parseKeyValues } from './cli/kv-args.js';
 import { registerChatCommands } from './cli/chat.js';
 import { registerDoctorCommand } from './cli/doctor-command.js';
 import { registerAccessCommands } from './cli/access-commands.js';
+import { registerOAuthCommands } from './cli/oauth-commands.js';
 import { runSearchCommand } from './cli/search-command.js';
 import { textTable } from './cli/table.js';
 import { ConfigError, EMBEDDED_DISCOVERY_WARNING, startCore } from './main.js';
@@ -228,6 +229,7 @@ export function buildProgram(): Command {
     });
 
   registerAccessCommands(program, { credentials, plugins }, { out: io.out, fail, withClient });
+  registerOAuthCommands(program, { out: io.out, fail, withClient });
 
   const profile = program.command('profile').description("users' profiles (name, address, phone...) used to fill plugin parameters");
   profile

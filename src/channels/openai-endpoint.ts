@@ -139,9 +139,14 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     }
     reply.hijack();
     const stream = new CompletionStream(reply.raw, identity, headers);
-    const out = await answer();
-    if (stream.clientGone) log.info({ request_id }, 'OpenAI client left before the streamed answer');
-    stream.finish(out.text, chat.include_usage);
+    try {
+      const out = await answer();
+      if (stream.clientGone) log.info({ request_id }, 'OpenAI client left before the streamed answer');
+      stream.finish(out.text, chat.include_usage);
+    } catch (err) {
+      log.error({ err, request_id }, 'OpenAI streamed answer failed');
+      stream.fail('The server had an error while processing your request (see the HomeClaw log).');
+    }
     return reply;
   });
 }

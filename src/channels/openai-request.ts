@@ -48,7 +48,8 @@ function textOf(content: unknown, param: string, ignored: Set<string>): string {
       if (typeof part.text !== 'string') throw new OpenAiRequestError(400, `${param}[${index}].text must be a string.`, `${param}[${index}].text`, 'invalid_type');
       texts.push(part.text);
     } else {
-      ignored.add(`${part.type} content`);
+      // The note goes into a response header: only a plain part type is named.
+      ignored.add(/^[a-z_]{1,32}$/.test(part.type) ? `${part.type} content` : 'non-text content');
     }
   });
   return texts.join('\n');

@@ -81,6 +81,13 @@ export class CompletionStream {
     if (!this.clientGone) this.out.end();
   }
 
+  /** Ends the stream with an error event in OpenAI's shape (what its clients raise as APIError). */
+  fail(message: string): void {
+    this.write(`data: ${JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } })}\n\n`);
+    clearInterval(this.keepAlive);
+    if (!this.clientGone) this.out.end();
+  }
+
   private event(payload: ChatCompletionChunk): void {
     this.write(`data: ${JSON.stringify(payload)}\n\n`);
   }

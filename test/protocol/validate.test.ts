@@ -112,7 +112,7 @@ const kinds: Record<TopicKind, KindCase> = {
   },
   'call/invalid': {
     good: [{ topic: 'homeclaw/call/weather/forecast', success: false, error: 'payload is not valid JSON', error_code: 'invalid_params' }],
-    bad: [{ value: { topic: 't', success: true, error: 'x', error_code: 'nope' }, errors: [{ path: '/success', message: 'must be equal to constant' }, { path: '/error_code', message: 'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled"' }] }],
+    bad: [{ value: { topic: 't', success: true, error: 'x', error_code: 'nope' }, errors: [{ path: '/success', message: 'must be equal to constant' }, { path: '/error_code', message: 'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled", "forbidden", "confirmation_required"' }] }],
   },
   'ha/core-state': {
     good: [{ plugins_online: 3, plugins_total: 4, calls_per_minute: 0, retrieval: 'degraded', retrieval_reason: 'chroma down', ts: now }],

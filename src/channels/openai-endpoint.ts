@@ -109,19 +109,21 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     if (chat.model !== OPENAI_MODEL) throw modelNotFound(chat.model);
     const speaker = speakerOf(principalOf(request), chat, settings);
     const explicit = explicitSession(request) ?? (speaker.conversation !== undefined ? conversationSession(speaker.conversation) : undefined);
-    const chained = explicit === undefined ? sessions.sessionFor(speaker.user_id, chat.earlier) : undefined;
-    const session_id = explicit ?? (chained as { session_id: string }).session_id;
+    // A named session needs no digest; only a session found from the history is remembered by it.
+    const session =
+      explicit !== undefined ? { session_id: explicit, chained: false, continued: 'named' } : { ...sessions.sessionFor(speaker.user_id, chat.earlier), chained: true };
+    const { session_id } = session;
     const request_id = randomUUID();
     const headers: Record<string, string> = { [SESSION_HEADER]: session_id };
     if (chat.ignored.length > 0) {
       headers['x-homeclaw-note'] = `ignored: ${chat.ignored.join(', ')} (HomeClaw answers with its own plugins)`;
       log.info({ request_id, ignored: chat.ignored }, 'OpenAI request: client tools and non-text content ignored');
     }
-    const context = { request_id, user_id: speaker.user_id, session_id, continued: explicit !== undefined ? 'explicit' : chained?.continued, stream: chat.stream };
+    const context = { request_id, user_id: speaker.user_id, session_id, continued: session.continued, stream: chat.stream };
 
     const answer = async (): Promise<{ text: string; kind: string }> => {
       const out = await deps.engine.handleMessage({ channel: OPENAI_CHANNEL, user_id: speaker.user_id, session_id, text: chat.text, request_id });
-      if (chained) {
+      if (session.chained) {
         try {
           sessions.remember(speaker.user_id, chat.earlier, chat.text, out.text, session_id);
         } catch (err) {

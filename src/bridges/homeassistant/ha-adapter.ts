@@ -150,6 +150,8 @@ export class HomeAssistantAdapter implements PluginAdapter {
         return;
       }
     }
+    // Detached or stopped while reading: the registry (and its database) may already be closed.
+    if (this.connection !== connection) return;
     this.writeEntities(entities);
   }
 
@@ -180,6 +182,7 @@ export class HomeAssistantAdapter implements PluginAdapter {
     const connection = this.connection;
     this.connection = undefined;
     await connection?.stop();
+    await this.refreshing?.catch(() => undefined);
   }
 
   async stop(): Promise<void> {

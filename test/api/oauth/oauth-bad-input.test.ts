@@ -126,6 +126,9 @@ describe('authorization endpoint', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.location).toBeUndefined();
     expect(wrong.html).toContain('That token is not valid');
+    const badUser = await consent(url, core.adminToken, { act_as: 'not a user!' });
+    expect(badUser.status).toBe(400);
+    expect(badUser.html).toContain('is not a user id');
     const impersonate = await consent(url, aliceToken, { act_as: 'bob' });
     expect(impersonate.status).toBe(403);
     expect(impersonate.html).toContain('it can grant access only as &quot;alice&quot;');

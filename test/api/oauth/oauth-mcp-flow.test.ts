@@ -9,7 +9,7 @@ import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema, type OAuthTo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCore, type TestCore } from '../../helpers/core.js';
 import { ensureBuilt, SHIPPED_PLUGINS_DIR } from '../../e2e/helpers.js';
-import { codeOf, consent, initializeMcp, MemoryOAuthProvider, tokenRequest } from './oauth-helpers.js';
+import { codeOf, consent, initializeMcp, MemoryOAuthProvider, REDIRECT_URI, tokenRequest } from './oauth-helpers.js';
 
 const clients: Client[] = [];
 
@@ -157,6 +157,49 @@ describe('OAuth for /mcp with the MCP SDK client', () => {
     const admin = await connect(core, asAdmin);
     const adminTools = (await admin.client.listTools()).tools.map((tool) => tool.name);
     expect(adminTools).toEqual(expect.arrayContaining(['time__now', 'buy__place_order', 'notes__save_note']));
+  });
+
+  it('a public client (token endpoint auth "none", what Home Assistant picks when offered) relies on PKCE alone', async () => {
+    const registered = await fetch(`${core.httpUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      // Home Assistant's registration body (homeassistant/components/mcp/registration.py).
+      body: JSON.stringify({
+        redirect_uris: ['https://my.home-assistant.io/redirect/oauth'],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        client_name: 'Home Assistant',
+        scope: 'mcp',
+        application_type: 'web',
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const info = (await registered.json()) as Record<string, unknown>;
+    expect(info).toMatchObject({ client_name: 'Home Assistant', redirect_uris: ['https://my.home-assistant.io/redirect/oauth'], token_endpoint_auth_method: 'none', scope: 'mcp' });
+    expect(info['client_secret']).toBeUndefined();
+
+    const provider = new MemoryOAuthProvider({ client_name: 'public SDK client', token_endpoint_auth_method: 'none' });
+    await authorize(core, provider, aliceToken);
+    expect(provider.clientInformation()?.client_secret).toBeUndefined();
+    const { client } = await connect(core, provider);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('time__now');
+    // A secret presented for a public client is wrong, not ignored.
+    const refresh = await tokenRequest(core.httpUrl, { grant_type: 'refresh_token', refresh_token: provider.tokens()!.refresh_token!, client_id: provider.clientInformation()!.client_id, client_secret: 'guess' });
+    expect(refresh.status).toBe(401);
+  });
+
+  it('registration refuses unusable metadata with the RFC 7591 error', async () => {
+    const register = async (body: unknown) => {
+      const res = await fetch(`${core.httpUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, string> };
+    };
+    expect(await register({ redirect_uris: ['javascript:alert(1)'] })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
+    expect(await register({ redirect_uris: ['com.example.app:/callback'], client_name: 'native app' })).toMatchObject({ status: 201 });
+    expect(await register({ redirect_uris: ['ftp://files.example/cb'] })).toMatchObject({ status: 400, body: { error: 'invalid_redirect_uri' } });
+    expect(await register({ redirect_uris: [REDIRECT_URI], grant_types: ['client_credentials'] })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
+    expect(await register({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'private_key_jwt' })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
+    expect(await register({ redirect_uris: [REDIRECT_URI], scope: 'admin' })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
   });
 
   it('a grant lives as long as the user token that approved it: rotating it ends the grant', async () => {

@@ -61,12 +61,17 @@ describe('Zigbee2MQTT on Mosquitto', () => {
   });
 
   it('sets and reads devices through Mosquitto', async () => {
+    // The stand-in reports what it received on its stdout, which may arrive after its MQTT answer.
+    const setsBefore = standIn.received('set', HOME.bulb.friendly_name).length;
     const set = await call(core, HOME_IDS.bulb, 'set', { state: 'OFF', color_temp: 454 });
     expect(set).toMatchObject({ success: true, data: { confirmed: { state: 'OFF', color_temp: 454 } } });
+    await waitUntil(() => standIn.received('set', HOME.bulb.friendly_name).length > setsBefore, 'the stand-in to report the set');
     expect(standIn.received('set', HOME.bulb.friendly_name).at(-1)?.payload).toEqual({ state: 'OFF', color_temp: 454 });
+    const getsBefore = standIn.received('get', HOME.radiator.friendly_name).length;
     const read = await call(core, HOME_IDS.radiator, 'get_state');
     expect(read).toMatchObject({ success: true, data: { refreshed: true, state: { local_temperature: 19.5, occupied_heating_setpoint: 20 } } });
     expect(read.text).toContain('local temperature 19.5 °C');
+    await waitUntil(() => standIn.received('get', HOME.radiator.friendly_name).length > getsBefore, 'the stand-in to report the get');
     expect(standIn.received('get', HOME.radiator.friendly_name).at(-1)?.payload).toMatchObject({ local_temperature: '', occupied_heating_setpoint: '' });
   });
 
@@ -78,6 +83,7 @@ describe('Zigbee2MQTT on Mosquitto', () => {
     const bad: PluginResult = await call(core, HOME_IDS.blind, 'set', { position: 150 });
     expect(bad).toMatchObject({ success: false, error_code: 'invalid_params' });
     await call(core, HOME_IDS.blind, 'set', { state: 'OPEN' });
+    await waitUntil(() => standIn.received('set', HOME.blind.friendly_name).length > sets, 'the stand-in to report the set');
     expect(standIn.received('set', HOME.blind.friendly_name).slice(sets).map((e) => e.payload)).toEqual([{ state: 'OPEN' }]);
   });
 

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { isLoopbackHost } from './bus/acl.js';
 import { ownerOf } from './bus/core-bus.js';
 import { AuditLog } from './access/audit-log.js';
+import { CallerBindings } from './access/caller-bindings.js';
 import { ChannelBindings } from './access/channel-bindings.js';
 import { credentialOwner, mayClaimPluginId } from './access/plugin-claims.js';
 import { AccessPolicy } from './access/policy.js';
@@ -65,6 +66,10 @@ import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
+import { openAiUnauthorized, registerOpenAiRoutes } from './channels/openai-endpoint.js';
+import { attachOAuth } from './api/oauth/attach.js';
+import { listenerAuthority } from './api/public-url.js';
+import { OpenAiSessions } from './channels/openai-sessions.js';
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 import { createPythonBridge } from './bridges/python/bridge.js';
 import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
@@ -336,7 +341,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       authorizeSpeaker: (input) => bindings.authorize(input),
     });
     started.push({ name: 'channels', stop: () => channels.stop() });
-    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes });
+    const callers = new CallerBindings({ embedded: bus.embedded, configured: config.access.callers.users });
+    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes, authorizeCaller: (input) => callers.decide(input) });
     started.push({ name: 'call-front-door', stop: () => frontDoor.stop() });
     if (config.homeassistant.discovery) {
       if (broker) log.warn(EMBEDDED_DISCOVERY_WARNING);
@@ -414,6 +420,15 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       access: policy,
       findPlugins: findPluginsTool(search),
     });
+    if (config.oauth.enabled) {
+      const listenerHost = (): string => listenerAuthority(http.app.server, config.http.host, config.http.port);
+      attachOAuth({ http, db, users, adminToken: token, settings: config.oauth, public_url: config.http.public_url, listenerHost, log });
+    }
+    if (config.openai_endpoint.enabled) {
+      const sessions = new OpenAiSessions(db, config.openai_endpoint.session_ttl_sec * 1000);
+      registerOpenAiRoutes(http.app, { engine, sessions, settings: config.openai_endpoint, log });
+      http.onUnauthorized(openAiUnauthorized);
+    }
     registerOpenApiRoute(http.app);
     registerWhoamiRoutes(http.app, ingress ? { ingress } : {});
     registerEventRoutes(http.app, { feed: eventFeed, log: log.child({ room: 'api', component: 'events' }) });

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { isLoopbackHost } from './bus/acl.js';
 import { ownerOf } from './bus/core-bus.js';
 import { AuditLog } from './access/audit-log.js';
+import { CallerBindings } from './access/caller-bindings.js';
 import { ChannelBindings } from './access/channel-bindings.js';
 import { credentialOwner, mayClaimPluginId } from './access/plugin-claims.js';
 import { AccessPolicy } from './access/policy.js';
@@ -39,6 +40,11 @@ import { registerOpenApiRoute } from './api/routes/openapi.js';
 import { registerHealthRoutes, HEALTH_PATHS } from './api/routes/health.js';
 import { registerMetricsRoutes, METRICS_PATH } from './api/routes/metrics.js';
 import { CoreMetrics } from './observability/core-metrics.js';
+import { DASHBOARD_PUBLIC_PATHS, DASHBOARD_PUBLIC_PREFIXES, registerDashboardRoutes } from './api/routes/dashboard.js';
+import { registerEventRoutes } from './api/routes/events.js';
+import { registerPluginCapabilityRoutes } from './api/routes/plugin-capabilities.js';
+import { registerWhoamiRoutes } from './api/routes/whoami.js';
+import { createIngressAuth } from './api/ingress-auth.js';
 import { createCoreReadiness } from './observability/core-readiness.js';
 import type { Readiness } from './observability/readiness.js';
 import { registerAdminRoutes } from './api/routes/admin.js';
@@ -60,6 +66,10 @@ import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
+import { openAiUnauthorized, registerOpenAiRoutes } from './channels/openai-endpoint.js';
+import { attachOAuth } from './api/oauth/attach.js';
+import { listenerAuthority } from './api/public-url.js';
+import { OpenAiSessions } from './channels/openai-sessions.js';
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 import { createPythonBridge } from './bridges/python/bridge.js';
 import { SqliteLastChannelStore } from './channels/last-channel-store.js';
@@ -198,6 +208,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         haDiscovery?.invocationFinished(record);
         metrics?.invocations.finished(record);
       },
+      onRefused: (record) => eventFeed?.invocationRefused(record),
       guard: policy,
       audit: (entry) => {
         audit.record(entry);
@@ -384,7 +395,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       authorizeSpeaker: (input) => bindings.authorize(input),
     });
     started.push({ name: 'channels', stop: () => channels.stop() });
-    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes });
+    const callers = new CallerBindings({ embedded: bus.embedded, configured: config.access.callers.users });
+    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes, authorizeCaller: (input) => callers.decide(input) });
     started.push({ name: 'call-front-door', stop: () => frontDoor.stop() });
     if (config.homeassistant.discovery) {
       if (broker) log.warn(EMBEDDED_DISCOVERY_WARNING);
@@ -409,8 +421,19 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     }
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
-    const publicPaths = metrics ? [...HEALTH_PATHS, METRICS_PATH] : HEALTH_PATHS;
-    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths, userTokens: users });
+    const ingress = config.dashboard.ingress_proxy ? createIngressAuth(config.dashboard.ingress_proxy) : undefined;
+    const dashboardOn = config.dashboard.enabled;
+    const http = createHttpServer({
+      host: config.http.host,
+      port: config.http.port,
+      token,
+      log,
+      publicPaths: [...HEALTH_PATHS, ...(metrics ? [METRICS_PATH] : []), ...(dashboardOn ? DASHBOARD_PUBLIC_PATHS : [])],
+      userTokens: users,
+      ...(dashboardOn ? { publicPrefixes: DASHBOARD_PUBLIC_PREFIXES } : {}),
+      ...(ingress ? { ingress } : {}),
+    });
+    if (ingress) log.info({ proxy: config.dashboard.ingress_proxy }, 'ingress requests from the trusted proxy act as the admin');
     const health = async (record: PluginRecord): Promise<HealthReport> => {
       const adapter = adapters.get(record.descriptor.type);
       if (adapter?.health) return adapter.health(record);
@@ -451,7 +474,20 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       access: policy,
       findPlugins: findPluginsTool(search),
     });
+    if (config.oauth.enabled) {
+      const listenerHost = (): string => listenerAuthority(http.app.server, config.http.host, config.http.port);
+      attachOAuth({ http, db, users, adminToken: token, settings: config.oauth, public_url: config.http.public_url, listenerHost, log });
+    }
+    if (config.openai_endpoint.enabled) {
+      const sessions = new OpenAiSessions(db, config.openai_endpoint.session_ttl_sec * 1000);
+      registerOpenAiRoutes(http.app, { engine, sessions, settings: config.openai_endpoint, log });
+      http.onUnauthorized(openAiUnauthorized);
+    }
     registerOpenApiRoute(http.app);
+    registerWhoamiRoutes(http.app, ingress ? { ingress } : {});
+    registerEventRoutes(http.app, { feed: eventFeed, log: log.child({ room: 'api', component: 'events' }) });
+    registerPluginCapabilityRoutes(http.app, { registry, requiresConfirmation: (pluginId, capability) => policy.requiresConfirmation(pluginId, capability) });
+    if (dashboardOn) await registerDashboardRoutes(http.app, { log: log.child({ room: 'api', component: 'dashboard' }) });
     const readiness = createCoreReadiness({
       config,
       log: log.child({ room: 'observability' }),

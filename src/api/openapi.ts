@@ -4,6 +4,8 @@
 import { allProtocolSchemas, SCHEMA_FILES, type SchemaName } from '../protocol/schemas.js';
 import type { JsonObject, JsonValue } from '../protocol/types.js';
 import { accessPaths, accessSchemas } from './openapi-access.js';
+import { dashboardPaths, dashboardSchemas } from './openapi-dashboard.js';
+import { frontDoorPaths, frontDoorSchemas } from './openapi-front-doors.js';
 
 export interface OpenApiOptions {
   /** info.version; default the package version. */
@@ -604,7 +606,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   const protocol = allProtocolSchemas();
   const components: JsonObject = {};
   for (const [name, schema] of Object.entries(protocol) as [SchemaName, JsonObject][]) components[name] = protocolComponent(name, schema);
-  const http = { ...httpSchemas(components['descriptor'] as JsonObject, components['register'] as JsonObject), ...accessSchemas() };
+  const http = { ...httpSchemas(components['descriptor'] as JsonObject, components['register'] as JsonObject), ...accessSchemas(), ...dashboardSchemas(), ...frontDoorSchemas() };
   for (const name of Object.keys(http)) {
     if (name in components) throw new Error(`OpenAPI component ${name} is defined twice`);
   }
@@ -626,9 +628,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
       { name: 'conversation', description: 'Messages and user profiles.' },
       { name: 'admin', description: 'MQTT credentials.' },
       { name: 'mcp', description: 'The Core as an MCP server (streamable HTTP).' },
+      { name: 'openai', description: 'The OpenAI-compatible endpoint (model homeclaw).' },
+      { name: 'oauth', description: 'OAuth 2.1 for /mcp: metadata, consent, tokens, revocation, registration.' },
       { name: 'meta', description: 'Status and this document.' },
     ],
-    paths: mergePaths(paths(), accessPaths()),
+    paths: mergePaths(mergePaths(mergePaths(paths(), accessPaths()), dashboardPaths()), frontDoorPaths()),
     components: {
       schemas: { ...components, ...http },
       responses: errorResponses(),
@@ -637,7 +641,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
           type: 'http',
           scheme: 'bearer',
           description:
-            'The admin token of the Core, or a user token (homeclaw users add <id>), which may call only POST /api/messages, GET/PUT/POST /api/profiles/<own id>, GET /api/plugins/search and /mcp, acting as its user; other routes answer 403.',
+            'The admin token of the Core, or a user token (homeclaw users add <id>), which may call only POST /api/messages, GET/PUT/POST /api/profiles/<own id>, GET /api/plugins/search, GET /api/whoami, POST /v1/chat/completions, GET /v1/models and /mcp, acting as its user; other routes answer 403. On /mcp an OAuth access token works too (see /.well-known/oauth-protected-resource/mcp).',
         },
       },
     },

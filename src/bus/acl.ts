@@ -14,7 +14,7 @@ export interface ClientIdentity {
   pluginIds: readonly string[];
   /** Channels a channel credential may act for. */
   channels: readonly string[];
-  /** Users a channel credential may speak as ("*" = anyone); undefined for other roles. */
+  /** Users a channel or caller credential may act as ("*" = anyone); undefined for other roles. */
   users?: readonly string[];
 }
 

@@ -25,7 +25,7 @@ export interface PublisherIdentity {
   pluginIds?: string[];
   /** Channels a `channel` credential may act for (default [username]). */
   channels?: string[];
-  /** Users a `channel` credential may speak as ("*" = anyone; default [username]). */
+  /** Users a `channel` or `caller` credential may act as ("*" = anyone; default [username]). */
   users?: string[];
 }
 

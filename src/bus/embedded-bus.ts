@@ -168,7 +168,7 @@ export class EmbeddedBus implements CoreBus {
       role: identity?.role,
       pluginIds: identity?.role === 'plugin' ? [...identity.pluginIds] : undefined,
       channels: identity?.role === 'channel' ? [...identity.channels] : undefined,
-      users: identity?.role === 'channel' && identity.users ? [...identity.users] : undefined,
+      users: (identity?.role === 'channel' || identity?.role === 'caller') && identity.users ? [...identity.users] : undefined,
     };
   }
 

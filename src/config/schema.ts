@@ -37,7 +37,14 @@ export const CONFIG_SCHEMA = obj({
       cache_ttl_sec: { type: 'number', minimum: 0, maximum: 86400 },
     }),
   }),
-  http: obj({ host: str, port, admin_token: { type: ['string', 'null'], minLength: 16 } }),
+  http: obj({
+    host: str,
+    port,
+    admin_token: { type: ['string', 'null'], minLength: 16 },
+    // An origin only: OAuth metadata is served at the root, so a path prefix could not be honoured.
+    public_url: { type: ['string', 'null'], pattern: '^https?://[^/?#\\s]+/?$' },
+  }),
+  dashboard: obj({ enabled: { type: 'boolean' }, ingress_proxy: { type: ['string', 'null'], pattern: '^(?:\\d{1,3}(?:\\.\\d{1,3}){3}|[0-9A-Fa-f:]{2,39})$' } }),
   dispatch: obj({
     default_timeout_sec: posNum,
     default_max_concurrency: posInt,
@@ -131,6 +138,7 @@ export const CONFIG_SCHEMA = obj({
       propertyNames: { pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
       additionalProperties: obj({ users: { type: 'array', items: { type: 'string', pattern: '^(?:\\*|[A-Za-z0-9_.@-]{1,128})$' } } }),
     },
+    callers: obj({ users: { type: ['array', 'null'], minItems: 1, items: { type: 'string', pattern: '^(?:\\*|[A-Za-z0-9_.@-]{1,128})$' } } }),
     audit: obj({
       max_entries: { type: 'integer', minimum: 10 },
       max_age_days: posNum,
@@ -148,5 +156,20 @@ export const CONFIG_SCHEMA = obj({
     enabled: { type: 'boolean' },
     token: { type: ['string', 'null'], minLength: 16 },
     max_series: { type: 'integer', minimum: 1 },
+  }),
+  openai_endpoint: obj({
+    enabled: { type: 'boolean' },
+    default_user: userId,
+    user_field: { enum: ['user', 'conversation'] },
+    max_body_bytes: { type: 'integer', minimum: 1024, maximum: 67_108_864 },
+    session_ttl_sec: posNum,
+  }),
+  oauth: obj({
+    enabled: { type: 'boolean' },
+    dynamic_registration: { type: 'boolean' },
+    access_token_ttl_sec: { type: 'integer', minimum: 1 },
+    refresh_token_ttl_sec: { type: 'integer', minimum: 60 },
+    code_ttl_sec: { type: 'integer', minimum: 10, maximum: 600 },
+    max_dynamic_clients: posInt,
   }),
 });

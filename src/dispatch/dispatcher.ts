@@ -34,6 +34,8 @@ export interface DispatcherDeps {
   app_id?: string;
   /** Called once per invocation that reached a plugin's queue, after it ended. */
   onFinished?: (record: InvocationRecord) => void;
+  /** Called once per invocation refused before it reached a plugin (policy, validation, state, queue). */
+  onRefused?: (record: InvocationRecord) => void;
   /** Policy and confirmation, asked before anything is sent: a refusal never reaches the plugin. */
   guard?: InvocationGuard;
   /** Called once per invocation, run or refused (the audit log). Must not throw. */
@@ -109,6 +111,7 @@ export class Dispatcher implements DispatcherApi {
       if (error_code === 'busy') this.stats.rejected_busy++;
       this.deps.log.info({ request_id, plugin_id: options.plugin_id, error_code, error }, 'invocation refused');
       this.recordAudit(options, auditedCapability, error_code, 0);
+      this.reportRefusal(request_id, options.plugin_id, auditedCapability, error_code);
       return { request_id, plugin_id: options.plugin_id, success: false, error, error_code };
     };
 
@@ -179,7 +182,17 @@ export class Dispatcher implements DispatcherApi {
     this.stats.failed++;
     this.deps.log.info({ plugin_id: options.plugin_id, capability_id: capability.id, error_code: refusal.code, error: refusal.message }, 'invocation refused');
     this.recordAudit(options, capability.id, refusal.code, 0);
-    return { request_id: randomUUID(), plugin_id: options.plugin_id, success: false, error: refusal.message, error_code: refusal.code };
+    const request_id = randomUUID();
+    this.reportRefusal(request_id, options.plugin_id, capability.id, refusal.code);
+    return { request_id, plugin_id: options.plugin_id, success: false, error: refusal.message, error_code: refusal.code };
+  }
+
+  private reportRefusal(request_id: string, plugin_id: string, capability_id: string, error_code: ErrorCode): void {
+    try {
+      this.deps.onRefused?.({ request_id, plugin_id, capability_id, success: false, error_code, duration_ms: 0 });
+    } catch (err) {
+      this.deps.log.error({ err }, 'invocation observer failed');
+    }
   }
 
   /** The guard's verdict: the user the call is made for (context.user_id) and whether it was confirmed. */

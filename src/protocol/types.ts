@@ -237,7 +237,7 @@ export interface CallRequest {
   /** Chosen by the caller; the result comes back on homeclaw/call_result/<request_id>. */
   request_id: string;
   parameters?: JsonObject;
-  /** The user the call is made for; per-user policy applies to it. */
+  /** The user the call asks to be made for; the caller's binding decides whether it may (access/caller-bindings). */
   user_id?: string;
 }
 

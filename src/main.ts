@@ -72,6 +72,12 @@ import { listenerAuthority } from './api/public-url.js';
 import { OpenAiSessions } from './channels/openai-sessions.js';
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 import { createPythonBridge } from './bridges/python/bridge.js';
+import { SqliteLastChannelStore } from './channels/last-channel-store.js';
+import { createNotifier, pluginNotifyPolicy, type Notifier } from './channels/notifier.js';
+import { startPluginNotifyListener } from './channels/plugin-notify-listener.js';
+import { startTaskScheduler, type TaskScheduler } from './channels/task-scheduler.js';
+import { ProfileUpdates } from './conversation/profile-updates.js';
+import { defaultTimeZone, isValidTimeZone } from './conversation/system-context.js';
 import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
 import { attachCallFrontDoor } from './bridges/homeassistant/call-front-door.js';
 import { DiscoveryPublisher } from './bridges/homeassistant/discovery/publisher.js';
@@ -91,6 +97,10 @@ export interface CoreContext {
   adapters: Map<string, PluginAdapter>;
   http: HttpServer;
   retrieval: Retrieval;
+  /** Delivers messages for users outside a request (plugins' notify, reminders, scheduled tasks). */
+  notifier: Notifier;
+  /** null when scheduler.enabled is false. */
+  scheduler: TaskScheduler | null;
   /** Named up/down checks behind GET /readyz; a room adds its own with readiness.add(name, probe). */
   readiness: Readiness;
   policy: AccessPolicy;
@@ -191,6 +201,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       registry,
       adapters: [],
       config: config.dispatch,
+      app_id: config.app_id,
       log: log.child({ room: 'dispatch' }),
       onFinished: (record) => {
         eventFeed?.invocationFinished(record);
@@ -230,6 +241,26 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const checkTargets = (descriptor: PluginRecord['descriptor']) => selfTarget.descriptorProblems(descriptor);
     const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });
     await mqttAdapter.start();
+    // Messages for users outside a request (plugins' notify, reminders, scheduled tasks).
+    const lastChannels = new SqliteLastChannelStore(db);
+    const notifier = createNotifier({
+      bus,
+      lastChannels,
+      default_channel: config.notifications.default_channel,
+      mayNotify: pluginNotifyPolicy(policy, registry),
+      log: log.child({ room: 'channels', component: 'notifier' }),
+    });
+    const pluginNotifications = await startPluginNotifyListener({
+      bus,
+      registry,
+      notifier,
+      log: log.child({ room: 'channels', component: 'plugin-notify' }),
+      max_payload_bytes: config.broker.max_payload_bytes,
+    });
+    started.push({ name: 'plugin-notify', stop: () => pluginNotifications.stop() });
+    const householdTimezone = config.scheduler.timezone ?? defaultTimeZone();
+    if (!isValidTimeZone(householdTimezone)) throw new ConfigError(`scheduler.timezone: unknown time zone "${householdTimezone}"`);
+
     const python = createPythonBridge({
       registry,
       log: log.child({ room: 'bridges', type: 'python' }),
@@ -245,6 +276,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       hot_reload: config.plugins.hot_reload,
       python: python.folders,
       keep_record: python.ownsRecord,
+      notify: (pluginId, notification) => notifier.notify({ ...notification, plugin_id: pluginId }),
       check_targets: checkTargets,
     });
     const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness, guard: selfTarget });
@@ -312,9 +344,10 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     // Every search and LLM request goes through these, so metrics count them in one place.
     const search = metrics ? metrics.meterSearch(retrieval, config.retrieval.enabled) : retrieval;
     const llmClient = createLlmClient(config.llm);
-
+    // The metered client for the conversation and the scheduler's post-processing alike.
+    const llm = llmClient && metrics ? metrics.meterLlm(llmClient) : llmClient;
     const engine = createConversationEngine({
-      llm: metrics ? metrics.meterLlm(llmClient) : llmClient,
+      llm,
       retrieval: search,
       dispatcher,
       registry,
@@ -330,8 +363,29 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         pending_ttl_sec: config.conversation.pending_ttl_sec,
         no_llm_threshold: config.conversation.no_llm_threshold,
         max_text_bytes: config.conversation.max_text_bytes,
+        default_timezone: householdTimezone,
       },
+      onUserMessage: (key) => lastChannels.remember(key.user_id, key.channel, key.session_id),
+      ...(llm
+        ? { profileUpdates: new ProfileUpdates({ db, profiles, interpreter: new PatternReplyInterpreter(), ttl_sec: config.conversation.pending_ttl_sec }) }
+        : {}),
     });
+    let scheduler: TaskScheduler | null = null;
+    if (config.scheduler.enabled) {
+      scheduler = startTaskScheduler({
+        db,
+        registry,
+        dispatcher,
+        notifier,
+        llm,
+        log: log.child({ room: 'channels', component: 'scheduler' }),
+        timezone: householdTimezone,
+        default_user: config.scheduler.user_id,
+        default_channel: config.scheduler.channel,
+      });
+      const running = scheduler;
+      started.push({ name: 'scheduler', stop: () => running.stop() });
+    }
     const bindings = new ChannelBindings({ embedded: bus.embedded, configured: config.access.channels, credentialUsers: (channel) => credentials.usersOfChannel(channel) });
     const channels = await attachMqttChannels({
       bus,
@@ -503,6 +557,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       policy,
       users,
       audit,
+      notifier,
+      scheduler,
       ...(metrics ? { metrics } : {}),
     };
     log.info({ data_dir: config.data_dir, plugins: registry.list().length }, 'HomeClaw Core started');

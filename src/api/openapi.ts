@@ -79,21 +79,22 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
       type: 'object',
       description:
         'An external plugin descriptor in any accepted dialect (HomeClaw, ForgeSyte, RAGFlow; see the register component), ' +
-        'with the adapter type. http plugins need health_check_url and config.base_url; subprocess plugins config.command ' +
-        '(and args); mcp plugins config.transport (stdio: command, args; sse or streamable-http: url).',
-      required: ['type'],
+        'with the adapter type (default http). http plugins need config.base_url (or the top-level base_url shorthand; ' +
+        'HomeClaw registrations also health_check_url); subprocess plugins config.command (and args); mcp plugins ' +
+        'config.command (stdio) or config.transport sse | streamable-http with config.url. A missing one is named in problems.',
       properties: {
         ...registerProperties,
-        type: { enum: ['http', 'subprocess', 'mcp'] },
-        version: { type: 'string' },
+        type: { enum: ['http', 'subprocess', 'mcp'], default: 'http' },
+        version: { type: 'string', description: 'Semantic version; "1.0" and "v2" are read as 1.0.0 and 2.0.0 (with a warning).' },
+        base_url: { type: 'string', format: 'uri', description: 'Shorthand for config.base_url.' },
         description_long: { type: 'string' },
         examples: { type: 'array', items: { type: 'string' } },
         keywords: { type: 'array', items: { type: 'string' } },
         health_check_url: { type: 'string', format: 'uri' },
         config: protocolRef('descriptor', '/$defs/plugin_config'),
       },
-      if: { properties: { type: { const: 'http' } }, required: ['type'] },
-      then: { required: ['health_check_url'] },
+      if: { properties: { type: { const: 'subprocess' } }, required: ['type'] },
+      then: { required: ['config'], properties: { config: { required: ['command'] } } },
     },
     RegisterPluginResponse: {
       type: 'object',
@@ -103,6 +104,11 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         registered: { const: true },
         change: { type: 'string', description: 'created, updated or unchanged.' },
         dialect: { type: 'string', description: 'The descriptor dialect the Core recognised.' },
+        warnings: {
+          type: 'array',
+          description: 'Fields that were ignored or read differently (unknown keys, a short version).',
+          items: protocolRef('common', '/$defs/validation_issue'),
+        },
       },
     },
     UnregisterPluginRequest: {
@@ -162,8 +168,17 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
             required: ['description', 'input_schema', 'output_schema'],
             properties: {
               description: { type: 'string' },
-              input_schema: { type: 'object', description: 'JSON Schema (2020-12) of the parameters.' },
-              output_schema: { type: 'object' },
+              input_schema: {
+                type: 'object',
+                description:
+                  'The parameters as ForgeSyte writes them: a map of parameter name to its JSON Schema; a parameter is ' +
+                  'required unless it has a default or says "required": false.',
+                additionalProperties: { type: 'object' },
+              },
+              output_schema: {
+                type: 'object',
+                description: "The output as a map of field name to JSON Schema (for plugins that declare none: the answer's text).",
+              },
             },
           },
         },

@@ -122,7 +122,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     const context = { request_id, user_id: speaker.user_id, session_id, continued: session.continued, stream: chat.stream };
 
     const answer = async (): Promise<{ text: string; kind: string }> => {
-      const out = await deps.engine.handleMessage({ channel: OPENAI_CHANNEL, user_id: speaker.user_id, session_id, text: chat.text, request_id });
+      const out = await deps.engine.handleMessage({ channel: OPENAI_CHANNEL, channel_type: 'openai', user_id: speaker.user_id, session_id, text: chat.text, request_id });
       if (session.chained) {
         try {
           sessions.remember(speaker.user_id, chat.earlier, chat.text, out.text, session_id);

@@ -3,6 +3,7 @@ import type { CoreConfig } from './types.js';
 /** Embedded defaults: what `npm start` runs with on a fresh machine, no file needed. */
 export const DEFAULT_CONFIG: CoreConfig = {
   data_dir: './data',
+  app_id: 'homeclaw',
   log_level: 'info',
   log_format: 'auto',
   broker: {
@@ -49,6 +50,8 @@ export const DEFAULT_CONFIG: CoreConfig = {
     idle_timeout_sec: 300,
   },
   zigbee2mqtt: { enabled: false, base_topic: 'zigbee2mqtt', confirm_timeout_sec: 5 },
+  notifications: { default_channel: null },
+  scheduler: { enabled: true, timezone: null, user_id: null, channel: null },
   homeassistant: { url: null, token: null, refresh_sec: 300, timeout_sec: 15, discovery: false, discovery_prefix: 'homeassistant' },
   access: { channels: {}, callers: { users: null }, audit: { max_entries: 100_000, max_age_days: 90, flush_interval_ms: 1000 } },
   policy: { users: {}, require_confirmation: [] },

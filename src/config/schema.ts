@@ -17,6 +17,7 @@ const policyRule = obj({ allow: { type: 'array', items: policyPattern }, deny: {
 
 export const CONFIG_SCHEMA = obj({
   data_dir: str,
+  app_id: { type: 'string', minLength: 1, maxLength: 128 },
   log_level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
   log_format: { enum: ['auto', 'pretty', 'json'] },
   broker: obj({
@@ -114,6 +115,13 @@ export const CONFIG_SCHEMA = obj({
     // One or more topic levels without wildcards, not starting with '$' or '/', never inside homeclaw/.
     base_topic: { type: 'string', pattern: '^(?!homeclaw(/|$))[^/#+$]([^#+]*[^/#+])?$' },
     confirm_timeout_sec: { type: 'number', exclusiveMinimum: 0, maximum: 300 },
+  }),
+  notifications: obj({ default_channel: { type: ['string', 'null'], pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' } }),
+  scheduler: obj({
+    enabled: { type: 'boolean' },
+    timezone: nullableStr,
+    user_id: { type: ['string', 'null'], minLength: 1, maxLength: 256 },
+    channel: { type: ['string', 'null'], pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
   }),
   homeassistant: obj({
     url: { type: ['string', 'null'], pattern: '^https?://' },

@@ -184,6 +184,22 @@ export interface Zigbee2mqttConfig {
   confirm_timeout_sec: number;
 }
 
+export interface NotificationsConfig {
+  /** Where a message for a user goes when they have no last channel anyone listens to; null: none. */
+  default_channel: string | null;
+}
+
+export interface SchedulerConfig {
+  /** Runs the `tasks` of plugins' config.yml on their schedule. */
+  enabled: boolean;
+  /** IANA zone the tasks' times are read in; null: the machine's. */
+  timezone: string | null;
+  /** Who gets a task's result when the task names nobody. */
+  user_id: string | null;
+  /** Where it goes when the task names no channel; null: that user's last channel (else the default channel). */
+  channel: string | null;
+}
+
 export interface HomeAssistantConfig {
   /** Base URL of Home Assistant (http://homeassistant.local:8123); null: no Home Assistant plugin. */
   url: string | null;
@@ -253,6 +269,8 @@ export interface MetricsConfig {
 
 export interface CoreConfig {
   data_dir: string;
+  /** This assistant instance's id (HomeClaw's app_id), sent to plugins in every PluginRequest. */
+  app_id: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** auto: one readable line per event when the log goes to a terminal, JSON lines otherwise. */
   log_format: 'auto' | 'pretty' | 'json';
@@ -267,6 +285,8 @@ export interface CoreConfig {
   conversation: ConversationConfig;
   wyoming: WyomingConfig;
   zigbee2mqtt: Zigbee2mqttConfig;
+  notifications: NotificationsConfig;
+  scheduler: SchedulerConfig;
   homeassistant: HomeAssistantConfig;
   access: AccessConfig;
   policy: PolicyConfig;

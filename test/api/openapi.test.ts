@@ -180,7 +180,7 @@ describe('GET /api/openapi.json', () => {
     expect(bad.status).toBe(400);
     check('ErrorBody', bad.body);
     // A document-level check: the register schema itself refuses what the Core refuses.
-    expect(validatorFor('RegisterPluginRequest')({ type: 'http', name: 'x', description: 'y' })).toBe(false);
+    expect(validatorFor('RegisterPluginRequest')({ type: 'subprocess', name: 'x', description: 'y', config: {} })).toBe(false);
     const unauthorized = await fetch(`${core.httpUrl}/api/plugins`);
     check('ErrorBody', await unauthorized.json());
   });

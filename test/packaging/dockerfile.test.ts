@@ -191,7 +191,7 @@ describe('Dockerfile', () => {
     // The built-ins load from the runtime tree (plugins/ manifests + dist/plugins modules + topics/ schemas).
     const token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
     const plugins = (await (await fetch(`http://127.0.0.1:${httpPort}/api/plugins`, { headers: { authorization: `Bearer ${token}` } })).json()) as { plugins: { id: string; state: string }[] };
-    expect(plugins.plugins.map((p) => p.id).sort()).toEqual(['buy', 'notes', 'time', 'weather']);
+    expect(plugins.plugins.map((p) => p.id).sort()).toEqual(['buy', 'notes', 'reminders', 'time', 'weather']);
     expect((await fetch(`http://127.0.0.1:${httpPort}/api/plugins`)).status).toBe(401);
     // The dashboard, built in the build stage, is served from the runtime tree.
     const dashboard = await fetch(`http://127.0.0.1:${httpPort}/`);

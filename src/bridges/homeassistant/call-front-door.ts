@@ -99,7 +99,7 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
       plugin_id: pluginId,
       capability_id: capabilityId,
       parameters: call.parameters ?? {},
-      context: { channel_name: CALL_CHANNEL, ...(caller.user_id !== undefined ? { user_id: caller.user_id } : {}) },
+      context: { channel_name: CALL_CHANNEL, channel_type: 'mqtt', ...(caller.user_id !== undefined ? { user_id: caller.user_id } : {}) },
     });
     log.info({ request_id: requestId, invocation_id: result.request_id, plugin_id: pluginId, capability_id: capabilityId, user_id: caller.user_id, success: result.success, error_code: result.error_code }, 'call answered');
     // The caller correlates by its own request_id; the dispatcher's id stays findable in the logs.

@@ -24,6 +24,8 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY plugins ./plugins
 COPY topics ./topics
+# The web dashboard's source; npm run build turns it into dist/web.
+COPY web ./web
 RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 # ---- runtime ------------------------------------------------------------------------------------------

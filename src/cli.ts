@@ -9,6 +9,7 @@ import { coerceParameters, parseKeyValues } from './cli/kv-args.js';
 import { registerChatCommands } from './cli/chat.js';
 import { registerDoctorCommand } from './cli/doctor-command.js';
 import { registerAccessCommands } from './cli/access-commands.js';
+import { registerOAuthCommands } from './cli/oauth-commands.js';
 import { runSearchCommand } from './cli/search-command.js';
 import { textTable } from './cli/table.js';
 import { ConfigError, EMBEDDED_DISCOVERY_WARNING, startCore } from './main.js';
@@ -209,7 +210,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--role <role>', 'what the client may do').choices(['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller']).makeOptionMandatory())
     .option('--plugin-ids <ids>', 'comma-separated plugin ids a plugin credential may use (default: the name)')
     .option('--channels <names>', 'comma-separated channels a channel credential may use (default: the name)')
-    .option('--users <ids>', 'comma-separated users a channel credential may speak as (default: the name; * = anyone)')
+    .option('--users <ids>', 'comma-separated users a channel credential may speak as, or a caller credential may call for (default: the name; * = anyone)')
     .option('--json', 'print JSON')
     .action(async (name: string, options: { role: string; pluginIds?: string; channels?: string; users?: string; json?: boolean }) => {
       const split = (s?: string): string[] | undefined => s?.split(',').map((x) => x.trim()).filter(Boolean);
@@ -228,6 +229,7 @@ export function buildProgram(): Command {
     });
 
   registerAccessCommands(program, { credentials, plugins }, { out: io.out, fail, withClient });
+  registerOAuthCommands(program, { out: io.out, fail, withClient });
 
   const profile = program.command('profile').description("users' profiles (name, address, phone...) used to fill plugin parameters");
   profile

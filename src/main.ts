@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { isLoopbackHost } from './bus/acl.js';
 import { ownerOf } from './bus/core-bus.js';
 import { AuditLog } from './access/audit-log.js';
+import { CallerBindings } from './access/caller-bindings.js';
 import { ChannelBindings } from './access/channel-bindings.js';
 import { credentialOwner, mayClaimPluginId } from './access/plugin-claims.js';
 import { AccessPolicy } from './access/policy.js';
@@ -38,6 +39,13 @@ import { registerStatusRoutes } from './api/routes/status.js';
 import { startEventFeed, type EventFeed } from './api/event-feed.js';
 import { registerOpenApiRoute } from './api/routes/openapi.js';
 import { registerHealthRoutes, HEALTH_PATHS } from './api/routes/health.js';
+import { registerMetricsRoutes, METRICS_PATH } from './api/routes/metrics.js';
+import { CoreMetrics } from './observability/core-metrics.js';
+import { DASHBOARD_PUBLIC_PATHS, DASHBOARD_PUBLIC_PREFIXES, registerDashboardRoutes } from './api/routes/dashboard.js';
+import { registerEventRoutes } from './api/routes/events.js';
+import { registerPluginCapabilityRoutes } from './api/routes/plugin-capabilities.js';
+import { registerWhoamiRoutes } from './api/routes/whoami.js';
+import { createIngressAuth } from './api/ingress-auth.js';
 import { createCoreReadiness } from './observability/core-readiness.js';
 import type { Readiness } from './observability/readiness.js';
 import { registerAdminRoutes } from './api/routes/admin.js';
@@ -59,8 +67,18 @@ import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
 import { AdapterAttachments } from './dispatch/adapter-attachments.js';
 import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
+import { openAiUnauthorized, registerOpenAiRoutes } from './channels/openai-endpoint.js';
+import { attachOAuth } from './api/oauth/attach.js';
+import { listenerAuthority } from './api/public-url.js';
+import { OpenAiSessions } from './channels/openai-sessions.js';
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 import { createPythonBridge } from './bridges/python/bridge.js';
+import { SqliteLastChannelStore } from './channels/last-channel-store.js';
+import { createNotifier, pluginNotifyPolicy, type Notifier } from './channels/notifier.js';
+import { startPluginNotifyListener } from './channels/plugin-notify-listener.js';
+import { startTaskScheduler, type TaskScheduler } from './channels/task-scheduler.js';
+import { ProfileUpdates } from './conversation/profile-updates.js';
+import { defaultTimeZone, isValidTimeZone } from './conversation/system-context.js';
 import { createHomeAssistantAdapter, syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
 import { attachCallFrontDoor } from './bridges/homeassistant/call-front-door.js';
 import { DiscoveryPublisher } from './bridges/homeassistant/discovery/publisher.js';
@@ -80,11 +98,17 @@ export interface CoreContext {
   adapters: Map<string, PluginAdapter>;
   http: HttpServer;
   retrieval: Retrieval;
+  /** Delivers messages for users outside a request (plugins' notify, reminders, scheduled tasks). */
+  notifier: Notifier;
+  /** null when scheduler.enabled is false. */
+  scheduler: TaskScheduler | null;
   /** Named up/down checks behind GET /readyz; a room adds its own with readiness.add(name, probe). */
   readiness: Readiness;
   policy: AccessPolicy;
   users: UserTokenStore;
   audit: AuditLog;
+  /** The Prometheus metrics behind GET /metrics; absent when metrics.enabled is false. */
+  metrics?: CoreMetrics;
 }
 
 export interface RunningCore {
@@ -170,17 +194,27 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     // The event feed needs the bus, which needs the dispatcher (ACL): the late binding breaks the cycle.
     let eventFeed: EventFeed | undefined;
     let haDiscovery: DiscoveryPublisher | undefined;
+    const metrics = config.metrics.enabled
+      ? new CoreMetrics({ registry, log: log.child({ room: 'observability' }), max_series: config.metrics.max_series })
+      : undefined;
+    if (metrics) started.push({ name: 'metrics', stop: () => metrics.stop() });
     const dispatcher = new Dispatcher({
       registry,
       adapters: [],
       config: config.dispatch,
+      app_id: config.app_id,
       log: log.child({ room: 'dispatch' }),
       onFinished: (record) => {
         eventFeed?.invocationFinished(record);
         haDiscovery?.invocationFinished(record);
+        metrics?.invocations.finished(record);
       },
+      onRefused: (record) => eventFeed?.invocationRefused(record),
       guard: policy,
-      audit: (entry) => audit.record(entry),
+      audit: (entry) => {
+        audit.record(entry);
+        metrics?.invocations.ended(entry);
+      },
     });
     started.push({ name: 'dispatcher', stop: () => dispatcher.stop() });
 
@@ -208,6 +242,26 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const checkTargets = (descriptor: PluginRecord['descriptor']) => selfTarget.descriptorProblems(descriptor);
     const mqttAdapter = new MqttAdapter({ bus, log: log.child({ room: 'adapters', type: 'mqtt' }), max_payload_bytes: config.broker.max_payload_bytes });
     await mqttAdapter.start();
+    // Messages for users outside a request (plugins' notify, reminders, scheduled tasks).
+    const lastChannels = new SqliteLastChannelStore(db);
+    const notifier = createNotifier({
+      bus,
+      lastChannels,
+      default_channel: config.notifications.default_channel,
+      mayNotify: pluginNotifyPolicy(policy, registry),
+      log: log.child({ room: 'channels', component: 'notifier' }),
+    });
+    const pluginNotifications = await startPluginNotifyListener({
+      bus,
+      registry,
+      notifier,
+      log: log.child({ room: 'channels', component: 'plugin-notify' }),
+      max_payload_bytes: config.broker.max_payload_bytes,
+    });
+    started.push({ name: 'plugin-notify', stop: () => pluginNotifications.stop() });
+    const householdTimezone = config.scheduler.timezone ?? defaultTimeZone();
+    if (!isValidTimeZone(householdTimezone)) throw new ConfigError(`scheduler.timezone: unknown time zone "${householdTimezone}"`);
+
     const python = createPythonBridge({
       registry,
       log: log.child({ room: 'bridges', type: 'python' }),
@@ -223,6 +277,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       hot_reload: config.plugins.hot_reload,
       python: python.folders,
       keep_record: python.ownsRecord,
+      notify: (pluginId, notification) => notifier.notify({ ...notification, plugin_id: pluginId }),
       check_targets: checkTargets,
     });
     const httpAdapter = createHttpAdapter({ registry, log: log.child({ room: 'adapters', type: 'http' }), liveness: config.liveness, guard: selfTarget });
@@ -289,10 +344,14 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     // Chroma and the embedding model take seconds to come up; retrieval answers from BM25 meanwhile.
     void retrieval.start().catch((err: unknown) => log.error({ err }, 'retrieval failed to start; continuing on BM25'));
     started.push({ name: 'retrieval', stop: () => retrieval.stop() });
-
+    // Every search and LLM request goes through these, so metrics count them in one place.
+    const search = metrics ? metrics.meterSearch(retrieval, config.retrieval.enabled) : retrieval;
+    const llmClient = createLlmClient(config.llm);
+    // The metered client for the conversation and the scheduler's post-processing alike.
+    const llm = llmClient && metrics ? metrics.meterLlm(llmClient) : llmClient;
     const engine = createConversationEngine({
-      llm: createLlmClient(config.llm),
-      retrieval,
+      llm,
+      retrieval: search,
       dispatcher,
       registry,
       resolver: new DefaultParameterResolver(),
@@ -307,8 +366,29 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         pending_ttl_sec: config.conversation.pending_ttl_sec,
         no_llm_threshold: config.conversation.no_llm_threshold,
         max_text_bytes: config.conversation.max_text_bytes,
+        default_timezone: householdTimezone,
       },
+      onUserMessage: (key) => lastChannels.remember(key.user_id, key.channel, key.session_id),
+      ...(llm
+        ? { profileUpdates: new ProfileUpdates({ db, profiles, interpreter: new PatternReplyInterpreter(), ttl_sec: config.conversation.pending_ttl_sec }) }
+        : {}),
     });
+    let scheduler: TaskScheduler | null = null;
+    if (config.scheduler.enabled) {
+      scheduler = startTaskScheduler({
+        db,
+        registry,
+        dispatcher,
+        notifier,
+        llm,
+        log: log.child({ room: 'channels', component: 'scheduler' }),
+        timezone: householdTimezone,
+        default_user: config.scheduler.user_id,
+        default_channel: config.scheduler.channel,
+      });
+      const running = scheduler;
+      started.push({ name: 'scheduler', stop: () => running.stop() });
+    }
     const bindings = new ChannelBindings({ embedded: bus.embedded, configured: config.access.channels, credentialUsers: (channel) => credentials.usersOfChannel(channel) });
     const channels = await attachMqttChannels({
       bus,
@@ -318,7 +398,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       authorizeSpeaker: (input) => bindings.authorize(input),
     });
     started.push({ name: 'channels', stop: () => channels.stop() });
-    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes });
+    const callers = new CallerBindings({ embedded: bus.embedded, configured: config.access.callers.users });
+    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes, authorizeCaller: (input) => callers.decide(input) });
     started.push({ name: 'call-front-door', stop: () => frontDoor.stop() });
     if (config.homeassistant.discovery) {
       if (broker) log.warn(EMBEDDED_DISCOVERY_WARNING);
@@ -343,7 +424,19 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     }
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
-    const http = createHttpServer({ host: config.http.host, port: config.http.port, token, log, publicPaths: HEALTH_PATHS, userTokens: users });
+    const ingress = config.dashboard.ingress_proxy ? createIngressAuth(config.dashboard.ingress_proxy) : undefined;
+    const dashboardOn = config.dashboard.enabled;
+    const http = createHttpServer({
+      host: config.http.host,
+      port: config.http.port,
+      token,
+      log,
+      publicPaths: [...HEALTH_PATHS, ...(metrics ? [METRICS_PATH] : []), ...(dashboardOn ? DASHBOARD_PUBLIC_PATHS : [])],
+      userTokens: users,
+      ...(dashboardOn ? { publicPrefixes: DASHBOARD_PUBLIC_PREFIXES } : {}),
+      ...(ingress ? { ingress } : {}),
+    });
+    if (ingress) log.info({ proxy: config.dashboard.ingress_proxy }, 'ingress requests from the trusted proxy act as the admin');
     const health = async (record: PluginRecord): Promise<HealthReport> => {
       const adapter = adapters.get(record.descriptor.type);
       if (adapter?.health) return adapter.health(record);
@@ -369,7 +462,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     registerUserRoutes(http.app, { users });
     registerAuditRoutes(http.app, { audit });
     registerProfileRoutes(http.app, { profiles });
-    registerSearchRoutes(http.app, { search: retrieval, mayReach: (userId, record) => policy.mayReachPlugin(userId, record) });
+    registerSearchRoutes(http.app, { search, mayReach: (userId, record) => policy.mayReachPlugin(userId, record) });
     await registerMessageRoutes(http.app, {
       engine,
       publishReply: (channel, reply) => bus.publish(topics.channelOut(channel), JSON.stringify(reply), { qos: 1 }),
@@ -382,9 +475,22 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       authorize: http.authorize,
       principalOf: http.principalOf,
       access: policy,
-      findPlugins: findPluginsTool(retrieval),
+      findPlugins: findPluginsTool(search),
     });
+    if (config.oauth.enabled) {
+      const listenerHost = (): string => listenerAuthority(http.app.server, config.http.host, config.http.port);
+      attachOAuth({ http, db, users, adminToken: token, settings: config.oauth, public_url: config.http.public_url, listenerHost, log });
+    }
+    if (config.openai_endpoint.enabled) {
+      const sessions = new OpenAiSessions(db, config.openai_endpoint.session_ttl_sec * 1000);
+      registerOpenAiRoutes(http.app, { engine, sessions, settings: config.openai_endpoint, log });
+      http.onUnauthorized(openAiUnauthorized);
+    }
     registerOpenApiRoute(http.app);
+    registerWhoamiRoutes(http.app, ingress ? { ingress } : {});
+    registerEventRoutes(http.app, { feed: eventFeed, log: log.child({ room: 'api', component: 'events' }) });
+    registerPluginCapabilityRoutes(http.app, { registry, requiresConfirmation: (pluginId, capability) => policy.requiresConfirmation(pluginId, capability) });
+    if (dashboardOn) await registerDashboardRoutes(http.app, { log: log.child({ room: 'api', component: 'dashboard' }) });
     const readiness = createCoreReadiness({
       config,
       log: log.child({ room: 'observability' }),
@@ -401,6 +507,10 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     log[mode === 'credentials' ? 'info' : 'warn']({ access_mode: mode }, accessModeNote(mode));
     const eventLoop = new EventLoopMonitor();
     started.push({ name: 'event-loop-monitor', stop: () => eventLoop.stop() });
+    if (metrics) {
+      metrics.watch({ ...(bus.traffic ? { traffic: bus.traffic } : {}), ...(broker ? { broker } : {}), dispatcher, retrieval, eventLoop });
+      registerMetricsRoutes(http.app, { metrics, adminToken: token, metricsToken: config.metrics.token, log: log.child({ room: 'api' }) });
+    }
     registerStatusRoutes(http.app, {
       status: () => ({
         version: '0.1.0',
@@ -450,6 +560,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       policy,
       users,
       audit,
+      notifier,
+      scheduler,
+      ...(metrics ? { metrics } : {}),
     };
     log.info({ data_dir: config.data_dir, plugins: registry.list().length }, 'HomeClaw Core started');
     let stopping: Promise<void> | undefined;

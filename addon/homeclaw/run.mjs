@@ -7,7 +7,8 @@
 // Environment (set by the Supervisor, or by tests): SUPERVISOR_TOKEN; HOMECLAW_SUPERVISOR_URL
 // (default http://supervisor); HOMECLAW_ADDON_OPTIONS (default /data/options.json); HOMECLAW_CLI
 // (default /app/dist/src/cli.js); HOMECLAW_ADDON_USER "uid:gid" to drop to when started as root;
-// HOMECLAW_ADDON_WAIT_SEC how long to wait for the MQTT service (default 60).
+// HOMECLAW_ADDON_WAIT_SEC how long to wait for the MQTT service (default 60); HOMECLAW_INGRESS_PROXY the
+// address ingress requests come from (default the Supervisor's, 172.30.32.2).
 import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -18,6 +19,8 @@ const supervisor = (env.HOMECLAW_SUPERVISOR_URL || 'http://supervisor').replace(
 const optionsFile = env.HOMECLAW_ADDON_OPTIONS || '/data/options.json';
 const cli = env.HOMECLAW_CLI || '/app/dist/src/cli.js';
 const waitSec = Number(env.HOMECLAW_ADDON_WAIT_SEC ?? 60);
+/** The Supervisor's address on the add-on network, where ingress requests come from. */
+const SUPERVISOR_ADDRESS = '172.30.32.2';
 
 function say(message) {
   process.stderr.write(`[homeclaw add-on] ${message}\n`);
@@ -87,6 +90,9 @@ function coreEnvironment(options, mqtt, token) {
   set('HOMECLAW_LLM_MODEL', str(options.llm_model));
   set('HOMECLAW_LLM_API_KEY', str(options.llm_api_key));
   set('HOMECLAW_ADMIN_TOKEN', str(options.admin_token));
+  // The sidebar panel (ingress): Home Assistant has signed the person in, and the Supervisor connects
+  // from 172.30.32.2 with X-Ingress-Path; the Core lets exactly those requests act as the admin.
+  set('HOMECLAW_INGRESS_PROXY', env.HOMECLAW_INGRESS_PROXY || SUPERVISOR_ADDRESS);
   // homeassistant_api: true lets the add-on reach Home Assistant's API through the Supervisor's proxy.
   set('HOMECLAW_HA_URL', env.HOMECLAW_HA_URL || `${supervisor}/core`);
   set('HOMECLAW_HA_TOKEN', env.HOMECLAW_HA_TOKEN || token);

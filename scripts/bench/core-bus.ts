@@ -18,7 +18,7 @@ import { markdownTable, measure, measurePair, ratio } from './stats.js';
 
 const fixtures = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'scripts', 'bench', 'fixtures');
 
-function spawnReady(args: string[], timeoutMs = 120_000): Promise<{ child: ChildProcess; line: string }> {
+export function spawnReady(args: string[], timeoutMs = 120_000): Promise<{ child: ChildProcess; line: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let buffer = '';
@@ -35,7 +35,7 @@ function spawnReady(args: string[], timeoutMs = 120_000): Promise<{ child: Child
   });
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+export function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
     child.removeAllListeners('exit');
@@ -45,7 +45,7 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-interface Path {
+export interface Path {
   op: () => Promise<void>;
   close: () => Promise<void>;
 }
@@ -78,7 +78,7 @@ async function barePath(url: string): Promise<Path> {
 }
 
 /** The Core's dispatcher invoking an SDK echo plugin in another process. */
-async function corePath(core: RunningCore, url: string): Promise<Path> {
+export async function corePath(core: RunningCore, url: string): Promise<Path> {
   const plugin = await spawnReady([join(fixtures, 'echo-plugins.mjs'), url, '1']);
   const op = async (): Promise<void> => {
     const result = await core.ctx.dispatcher.invoke({ plugin_id: 'bench-echo-0', capability_id: 'echo', parameters: { text: 'ping' } });
@@ -102,7 +102,7 @@ async function comparePaths(label: string, baselineName: string, coreName: strin
   return rows;
 }
 
-function coreConfig(dataDir: string, brokerUrl?: string, protocolVersion: 5 | '3.1.1' = 5) {
+export function coreConfig(dataDir: string, brokerUrl?: string, extra: Record<string, unknown> = {}, protocolVersion: 5 | '3.1.1' = 5) {
   const loaded = loadConfig({
     env: {},
     overrides: {
@@ -112,6 +112,7 @@ function coreConfig(dataDir: string, brokerUrl?: string, protocolVersion: 5 | '3
       plugins: { dir: mkdtempSync(join(tmpdir(), 'bench-plugins-')), hot_reload: false },
       retrieval: { enabled: false },
       dispatch: { default_queue_limit: 10_000 },
+      ...extra,
     },
   });
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
@@ -184,7 +185,7 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
     rmSync(extDir, { recursive: true, force: true });
     // The same Core speaking 3.1.1 to the broker: what MQTT 5 (expiry, traceparent, reason codes) costs.
     const oldDir = mkdtempSync(join(tmpdir(), 'bench-core-ext311-'));
-    const oldCore = await startCore({ config: coreConfig(oldDir, mosquitto.url, '3.1.1'), log: silentLogger() });
+    const oldCore = await startCore({ config: coreConfig(oldDir, mosquitto.url, {}, '3.1.1'), log: silentLogger() });
     const oldPath = await corePath(oldCore, mosquitto.url);
     rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 3.1.1) -> SDK plugin', mBase, oldPath, total)));
     cpuRows.push(['Core (external mode, MQTT 3.1.1)', await cpuPerCall(oldPath.op, total)]);

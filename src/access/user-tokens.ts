@@ -42,6 +42,11 @@ interface Row {
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** The SHA-256 (hex) a token is stored and compared as. */
+export function tokenDigest(token: string): string {
+  return digest(token);
+}
+
 function digest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
@@ -111,6 +116,11 @@ export class UserTokenStore {
       }
     }
     return row.user_id;
+  }
+
+  /** The digest of the user's current token; it changes on rotate and disappears on remove. */
+  currentDigest(userId: string): string | undefined {
+    return this.byUser.get(userId)?.token_sha256;
   }
 
   list(): UserInfo[] {

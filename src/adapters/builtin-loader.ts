@@ -18,7 +18,7 @@ import type { PluginRecord } from '../registry/record.js';
 import type { PythonFolders } from '../bridges/python/folder-plugins.js';
 import { pluginConfigFile } from './plugin-config-file.js';
 import type { BuiltinContext, BuiltinInitContext, RagflowToolMetadata } from './builtin-module.js';
-import { createInlineAdapter, type InlineAdapter, type LoadedBuiltin } from './inline.js';
+import { createInlineAdapter, notifyFor, type InlineAdapter, type InlineAdapterOptions, type LoadedBuiltin } from './inline.js';
 import { toJsonValue } from './plugin-result.js';
 
 export const BUILTIN_OWNER = 'builtin';
@@ -49,6 +49,8 @@ export interface BuiltinLoaderOptions {
   python?: PythonFolders;
   /** Built-in records another loader manages (embedded Python plugins): never pruned as vanished here. */
   keep_record?: (record: PluginRecord) => boolean;
+  /** Delivers built-ins' messages for users (ctx.notify, init.notify). */
+  notify?: InlineAdapterOptions['notify'];
   /** Problems with where a manifest's plugin points (e.g. the Core's own HTTP API); any makes it an error. */
   check_targets?: (descriptor: PluginDescriptor) => Promise<{ path: string; message: string }[]>;
 }
@@ -89,7 +91,7 @@ class LoadError extends Error {
 export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoader {
   const log = options.log;
   const registry = options.registry;
-  const adapter = options.adapter ?? createInlineAdapter({ log });
+  const adapter = options.adapter ?? createInlineAdapter({ log, ...(options.notify ? { notify: options.notify } : {}) });
   const roots = [options.dir, ...(options.extra_dirs ?? [])].map((d) => resolve(d));
   const compiledDir = resolve(options.compiled_dir ?? join(dirname(resolve(options.dir)), 'dist', 'plugins'));
   const debounceMs = options.debounce_ms ?? 200;
@@ -258,6 +260,7 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
         data_dir: dataDir,
         log: log.child({ plugin_id: descriptor.id }),
         config: descriptor.config,
+        notify: notifyFor(options, descriptor.id),
       });
       return { ok: true, descriptor, loaded };
     } catch (err) {

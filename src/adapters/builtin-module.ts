@@ -6,6 +6,19 @@
 import type { Logger } from '../log.js';
 import type { JsonObject, JsonValue, PluginConfig, PluginRequest } from '../protocol/types.js';
 
+/** A message for a user outside any request, as the Core's notifier answers it. */
+export interface BuiltinNotification {
+  user_id: string;
+  text: string;
+  /** Used when the user has no last channel and no default channel is configured. */
+  fallback_channel?: string;
+}
+
+export type BuiltinNotifyOutcome = { ok: true; channel: string } | { ok: false; error: string; error_code?: string };
+
+/** Sends a user a message now, on their last channel (the same as homeclaw/plugins/notify/<id>). Never rejects. */
+export type BuiltinNotify = (notification: BuiltinNotification) => Promise<BuiltinNotifyOutcome>;
+
 /** What every handler call receives besides its parameters. */
 export interface BuiltinContext {
   /** A directory of this plugin's own (<data_dir>/plugins/<id>/), created before the first call. */
@@ -17,6 +30,8 @@ export interface BuiltinContext {
   config: PluginConfig;
   /** Fires at the deadline (or when the call is cancelled): stop work, abort fetches. */
   signal: AbortSignal;
+  /** Sends a user a message outside this request (a reminder, an alert). */
+  notify: BuiltinNotify;
 }
 
 /** What a class-form plugin's constructor receives (there is no request yet). */
@@ -25,6 +40,8 @@ export interface BuiltinInitContext {
   data_dir: string;
   log: Logger;
   config: PluginConfig;
+  /** Sends a user a message at any time, e.g. from a timer the plugin keeps. */
+  notify: BuiltinNotify;
 }
 
 /** A handler may answer with plain text or with a partial PluginResult. */

@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { JsonObject } from '../protocol/types.js';
 import type { PluginResult } from '../protocol/types.js';
 import type { AdapterCall, HealthReport, PluginAdapter } from './adapter.js';
-import type { BuiltinContext } from './builtin-module.js';
+import type { BuiltinContext, BuiltinNotification, BuiltinNotify, BuiltinNotifyOutcome } from './builtin-module.js';
 import type { PluginRecord } from '../registry/record.js';
 import { coerceResult, failure } from './plugin-result.js';
 
@@ -28,6 +28,14 @@ export interface InlineAdapter extends PluginAdapter {
 
 export interface InlineAdapterOptions {
   log: Logger;
+  /** Delivers a built-in's message for a user (the Core's notifier); without it notify() reports that. */
+  notify?: (pluginId: string, notification: BuiltinNotification) => Promise<BuiltinNotifyOutcome>;
+}
+
+/** notify() for one built-in: its own id is the sender, so the user's policy toward it applies. */
+export function notifyFor(options: Pick<InlineAdapterOptions, 'notify'>, pluginId: string): BuiltinNotify {
+  return (notification) =>
+    options.notify ? options.notify(pluginId, notification) : Promise.resolve({ ok: false, error: 'this Core delivers no notifications' });
 }
 
 export function createInlineAdapter(options: InlineAdapterOptions): InlineAdapter {
@@ -56,6 +64,7 @@ export function createInlineAdapter(options: InlineAdapterOptions): InlineAdapte
       request,
       config: record.descriptor.config,
       signal,
+      notify: notifyFor(options, pluginId),
     };
 
     let onAbort: (() => void) | undefined;

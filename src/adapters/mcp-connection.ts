@@ -21,7 +21,7 @@ import type { RegistryApi } from '../registry/registry-api.js';
 import type { McpPluginSettings } from './mcp-config.js';
 import { McpStdioClientTransport } from './mcp-stdio-transport.js';
 import { callResultText } from './mcp-call-result.js';
-import { catalogForSingleTool, catalogFromTools, singleToolArguments, type ToolCatalog } from './mcp-tools.js';
+import { catalogForSingleTool, catalogFromTools, detectSingleTool, singleToolArguments, type ToolCatalog } from './mcp-tools.js';
 
 export interface BackoffSettings {
   initial_ms: number;
@@ -278,7 +278,10 @@ export class McpConnection {
     if (this.connected) queueMicrotask(() => this.notifyReady());
     const record = this.deps.registry.get(this.pluginId);
     const previous = record?.descriptor.capabilities ?? [];
-    const single = this.deps.settings.single_tool;
+    const single = this.deps.settings.single_tool ?? detectSingleTool(tools);
+    if (single && !this.deps.settings.single_tool && session.catalog?.single_tool !== single) {
+      this.deps.log.info({ plugin_id: this.pluginId, tool: single }, 'MCP server has one tool taking the whole request: single-tool form');
+    }
     let catalog: ToolCatalog;
     if (single) {
       const tool = tools.find((t) => t.name === single);
@@ -340,7 +343,7 @@ export class McpConnection {
     const toolName = session.catalog?.tool_by_capability.get(call.capability.id) ?? call.capability.id;
     const remaining = request.deadline - Date.now();
     if (remaining <= 0) return fail(`deadline passed before MCP tool ${toolName} was called`, 'timeout');
-    const single = this.deps.settings.single_tool;
+    const single = session.catalog?.single_tool;
     const args = single ? singleToolArguments(session.catalog?.input_schema_by_capability.get(call.capability.id) ?? {}, request) : request.parameters;
     try {
       const result = (await session.client.callTool({ name: toolName, arguments: args }, CallToolResultSchema, {

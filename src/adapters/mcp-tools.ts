@@ -15,6 +15,8 @@ export interface ToolCatalog {
   tool_by_capability: Map<string, string>;
   /** capability id → the tool's input schema (single-tool form uses it to shape arguments) */
   input_schema_by_capability: Map<string, JsonObject>;
+  /** Set in the single-tool form: the tool that receives the whole PluginRequest. */
+  single_tool?: string;
 }
 
 function shortHash(text: string): string {
@@ -140,13 +142,37 @@ export function catalogForSingleTool(tool: Tool, previous: CapabilitySpec[]): To
     capabilities: [capability],
     tool_by_capability: new Map([[id, tool.name]]),
     input_schema_by_capability: new Map([[id, toJsonObject(tool.inputSchema)]]),
+    single_tool: tool.name,
   };
 }
 
 const REQUEST_FIELDS = new Set([
   'request_id', 'plugin_id', 'capability_id', 'parameters', 'deadline', 'user_input', 'user_id', 'user_name',
-  'channel_name', 'session_id', 'chat_context', 'metadata',
+  'channel_name', 'channel_type', 'app_id', 'session_id', 'chat_context', 'metadata',
 ]);
+
+/** The seed's name for the one tool of a single-tool server. */
+export const SINGLE_TOOL_NAME = 'handle_request';
+
+/**
+ * A tool whose arguments are the PluginRequest itself: it takes user_input, and every property it
+ * declares is a PluginRequest field or the seed's `context` (the recent conversation).
+ */
+function takesPluginRequest(inputSchema: JsonObject): boolean {
+  const properties = isJsonObject(inputSchema.properties) ? Object.keys(inputSchema.properties) : [];
+  return properties.includes('user_input') && properties.every((name) => REQUEST_FIELDS.has(name) || name === 'context');
+}
+
+/**
+ * The single-tool form without configuration: a server whose only tool is handle_request, or whose
+ * only tool takes the PluginRequest's fields, gets the whole request rather than parameters.
+ */
+export function detectSingleTool(tools: readonly Tool[]): string | undefined {
+  if (tools.length !== 1) return undefined;
+  const tool = tools[0]!;
+  if (tool.name === SINGLE_TOOL_NAME || takesPluginRequest(toJsonObject(tool.inputSchema))) return tool.name;
+  return undefined;
+}
 
 /**
  * Arguments for the single tool. A tool with one property that is not a request field (e.g.
@@ -164,6 +190,8 @@ export function singleToolArguments(inputSchema: JsonObject, request: PluginRequ
     return { [first]: wantsString ? JSON.stringify(request) : request };
   }
   const all: Record<string, unknown> = { ...request };
+  // The seed's example tool takes {user_input, context}: the context is the recent conversation.
+  if ('context' in properties && request.chat_context !== undefined) all['context'] = request.chat_context;
   if (inputSchema.additionalProperties === false) {
     for (const key of Object.keys(all)) if (!(key in properties)) delete all[key];
   }

@@ -1,5 +1,7 @@
 // Observer events for dashboards on homeclaw/events/<kind> (QoS 0, fire and forget): registry changes
-// and finished invocations. Never in the way of the work itself: a failed publish is only logged.
+// and finished or refused invocations. Never in the way of the work itself: a failed publish is only logged.
+// The same events go to in-process subscribers (the HTTP event stream of the web dashboard), so MQTT
+// observers and browsers see one feed.
 import type { CoreBus } from '../bus/core-bus.js';
 import type { InvocationRecord } from '../dispatch/dispatcher.js';
 import type { Logger } from '../log.js';
@@ -7,8 +9,18 @@ import { topics, type EventKind } from '../protocol/topics.js';
 import type { JsonObject } from '../protocol/types.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 
+/** One event as observers receive it: the topic's kind and the JSON text published on it. */
+export interface FeedEvent {
+  kind: EventKind;
+  json: string;
+}
+
 export interface EventFeed {
   invocationFinished(record: InvocationRecord): void;
+  /** A call refused before it reached the plugin (policy, confirmation, parameters, state, queue). */
+  invocationRefused(record: InvocationRecord): void;
+  /** Every event from now on, in order; returns the unsubscribe function. A throwing listener is dropped. */
+  subscribe(listener: (event: FeedEvent) => void): () => void;
   stop(): void;
 }
 
@@ -20,6 +32,7 @@ export interface EventFeedDeps {
    * Invocation events, one per finished call: true always, false never, 'auto' only when the Core can see
    * a subscriber (embedded broker). An external broker cannot tell the Core whether anyone listens, and
    * an event per call there doubles the broker's message rate for nobody; set true to get them anyway.
+   * In-process subscribers get them whatever this says: they cost nothing when there are none.
    */
   invocations?: boolean | 'auto';
 }
@@ -27,13 +40,23 @@ export interface EventFeedDeps {
 export function startEventFeed(deps: EventFeedDeps): EventFeed {
   const invocations = deps.invocations ?? 'auto';
   const publishInvocations = invocations === true || (invocations === 'auto' && deps.bus.hasSubscribers !== undefined);
-  const publish = (kind: EventKind, event: JsonObject): void => {
+  const listeners = new Set<(event: FeedEvent) => void>();
+  const publish = (kind: EventKind, event: JsonObject, brokerWanted = true): void => {
     const topic = topics.events(kind);
     // Every invocation would otherwise cost a JSON encoding and a broker publish for nobody.
-    if (deps.bus.hasSubscribers?.(topic) === false) return;
-    deps.bus
-      .publish(topic, JSON.stringify({ ...event, ts: Date.now() }), { qos: 0 })
-      .catch((err: unknown) => deps.log.debug({ err, kind }, 'event not published'));
+    const toBroker = brokerWanted && deps.bus.hasSubscribers?.(topic) !== false;
+    if (!toBroker && listeners.size === 0) return;
+    const json = JSON.stringify({ ...event, ts: Date.now() });
+    for (const listener of [...listeners]) {
+      try {
+        listener({ kind, json });
+      } catch (err) {
+        listeners.delete(listener);
+        deps.log.warn({ err, kind }, 'event subscriber failed and was removed');
+      }
+    }
+    if (!toBroker) return;
+    deps.bus.publish(topic, json, { qos: 0 }).catch((err: unknown) => deps.log.debug({ err, kind }, 'event not published'));
   };
   const { events } = deps.registry;
   const offs = [
@@ -54,10 +77,18 @@ export function startEventFeed(deps: EventFeedDeps): EventFeed {
   ];
   return {
     invocationFinished(record) {
-      if (publishInvocations) publish('invocation', { type: 'invocation.finished', ...record });
+      publish('invocation', { type: 'invocation.finished', ...record }, publishInvocations);
+    },
+    invocationRefused(record) {
+      publish('invocation', { type: 'invocation.refused', ...record }, publishInvocations);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
     },
     stop() {
       for (const off of offs) off();
+      listeners.clear();
     },
   };
 }

@@ -117,8 +117,10 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
     return { tools: findPluginsTool ? [findPluginsTool, ...tools] : tools };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
+    // Over streamable HTTP the session id is known only once the transport has assigned it.
+    const mcpSession = sessionId ?? extra.sessionId;
     const args = toJsonObject(request.params.arguments);
     if (deps.findPlugins && name === deps.findPlugins.name) {
       try {
@@ -137,7 +139,12 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
       plugin_id: entry.plugin_id,
       capability_id: entry.capability.id,
       parameters: flag.parameters,
-      context: { channel_name: 'mcp', ...(userId !== undefined ? { user_id: userId } : {}), ...(sessionId ? { session_id: sessionId } : {}) },
+      context: {
+        channel_name: 'mcp',
+        channel_type: 'mcp',
+        ...(userId !== undefined ? { user_id: userId } : {}),
+        ...(mcpSession ? { session_id: mcpSession } : {}),
+      },
       confirmed: flag.confirmed,
     });
     return toCallToolResult(result, entry, check);

@@ -4,6 +4,8 @@
 import { allProtocolSchemas, SCHEMA_FILES, type SchemaName } from '../protocol/schemas.js';
 import type { JsonObject, JsonValue } from '../protocol/types.js';
 import { accessPaths, accessSchemas } from './openapi-access.js';
+import { dashboardPaths, dashboardSchemas } from './openapi-dashboard.js';
+import { frontDoorPaths, frontDoorSchemas } from './openapi-front-doors.js';
 
 export interface OpenApiOptions {
   /** info.version; default the package version. */
@@ -79,24 +81,25 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
       type: 'object',
       description:
         'An external plugin descriptor in any accepted dialect (HomeClaw, ForgeSyte, RAGFlow; see the register component), ' +
-        'with the adapter type. http plugins need health_check_url and config.base_url; subprocess plugins config.command ' +
-        '(and args); mcp plugins config.transport (stdio: command, args; sse or streamable-http: url). ' +
+        'with the adapter type (default http). http plugins need config.base_url (or the top-level base_url shorthand; ' +
+        'HomeClaw registrations also health_check_url); subprocess plugins config.command (and args); mcp plugins ' +
+        'config.command (stdio) or config.transport sse | streamable-http with config.url. A missing one is named in problems. ' +
         "mqtt: a device registered once by an administrator that then only heartbeats; it waits offline until the first " +
         'heartbeat of a client allowed the id, which then owns it.',
-      required: ['type'],
       properties: {
         ...registerProperties,
-        type: { enum: ['http', 'subprocess', 'mcp', 'mqtt'] },
+        type: { enum: ['http', 'subprocess', 'mcp', 'mqtt'], default: 'http' },
         heartbeat_interval_sec: { type: 'number', exclusiveMinimum: 0, description: 'mqtt only: how often the device heartbeats.' },
-        version: { type: 'string' },
+        version: { type: 'string', description: 'Semantic version; "1.0" and "v2" are read as 1.0.0 and 2.0.0 (with a warning).' },
+        base_url: { type: 'string', format: 'uri', description: 'Shorthand for config.base_url.' },
         description_long: { type: 'string' },
         examples: { type: 'array', items: { type: 'string' } },
         keywords: { type: 'array', items: { type: 'string' } },
         health_check_url: { type: 'string', format: 'uri' },
         config: protocolRef('descriptor', '/$defs/plugin_config'),
       },
-      if: { properties: { type: { const: 'http' } }, required: ['type'] },
-      then: { required: ['health_check_url'] },
+      if: { properties: { type: { const: 'subprocess' } }, required: ['type'] },
+      then: { required: ['config'], properties: { config: { required: ['command'] } } },
     },
     RegisterPluginResponse: {
       type: 'object',
@@ -106,6 +109,11 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         registered: { const: true },
         change: { type: 'string', description: 'created, updated or unchanged.' },
         dialect: { type: 'string', description: 'The descriptor dialect the Core recognised.' },
+        warnings: {
+          type: 'array',
+          description: 'Fields that were ignored or read differently (unknown keys, a short version).',
+          items: protocolRef('common', '/$defs/validation_issue'),
+        },
       },
     },
     UnregisterPluginRequest: {
@@ -165,8 +173,17 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
             required: ['description', 'input_schema', 'output_schema'],
             properties: {
               description: { type: 'string' },
-              input_schema: { type: 'object', description: 'JSON Schema (2020-12) of the parameters.' },
-              output_schema: { type: 'object' },
+              input_schema: {
+                type: 'object',
+                description:
+                  'The parameters as ForgeSyte writes them: a map of parameter name to its JSON Schema; a parameter is ' +
+                  'required unless it has a default or says "required": false.',
+                additionalProperties: { type: 'object' },
+              },
+              output_schema: {
+                type: 'object',
+                description: "The output as a map of field name to JSON Schema (for plugins that declare none: the answer's text).",
+              },
             },
           },
         },
@@ -407,6 +424,17 @@ function paths(): JsonObject {
         responses: { '200': ok('Every part is up.', ref('Readiness')), '503': ok('At least one part is down.', ref('Readiness')) },
       }),
     },
+    '/metrics': {
+      get: operation('getMetrics', 'Prometheus metrics (the admin token or the metrics token)', ['meta'], {
+        description:
+          'The Prometheus text exposition format (version 0.0.4). Takes the admin token or metrics.token (HOMECLAW_METRICS_TOKEN), ' +
+          'which opens this route only. Absent (404) when metrics.enabled is false.',
+        responses: {
+          '200': { description: 'Every metric with its HELP and TYPE lines.', content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } } },
+          '401': error('Unauthorized'),
+        },
+      }),
+    },
     '/api/status': {
       get: operation('getStatus', 'State of every Core service', ['meta'], {
         responses: { '200': ok('The status snapshot.', ref('CoreStatus')), '401': error('Unauthorized') },
@@ -583,7 +611,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   const protocol = allProtocolSchemas();
   const components: JsonObject = {};
   for (const [name, schema] of Object.entries(protocol) as [SchemaName, JsonObject][]) components[name] = protocolComponent(name, schema);
-  const http = { ...httpSchemas(components['descriptor'] as JsonObject, components['register'] as JsonObject), ...accessSchemas() };
+  const http = { ...httpSchemas(components['descriptor'] as JsonObject, components['register'] as JsonObject), ...accessSchemas(), ...dashboardSchemas(), ...frontDoorSchemas() };
   for (const name of Object.keys(http)) {
     if (name in components) throw new Error(`OpenAPI component ${name} is defined twice`);
   }
@@ -605,9 +633,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
       { name: 'conversation', description: 'Messages and user profiles.' },
       { name: 'admin', description: 'MQTT credentials.' },
       { name: 'mcp', description: 'The Core as an MCP server (streamable HTTP).' },
+      { name: 'openai', description: 'The OpenAI-compatible endpoint (model homeclaw).' },
+      { name: 'oauth', description: 'OAuth 2.1 for /mcp: metadata, consent, tokens, revocation, registration.' },
       { name: 'meta', description: 'Status and this document.' },
     ],
-    paths: mergePaths(paths(), accessPaths()),
+    paths: mergePaths(mergePaths(mergePaths(paths(), accessPaths()), dashboardPaths()), frontDoorPaths()),
     components: {
       schemas: { ...components, ...http },
       responses: errorResponses(),
@@ -616,7 +646,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
           type: 'http',
           scheme: 'bearer',
           description:
-            'The admin token of the Core, or a user token (homeclaw users add <id>), which may call only POST /api/messages, GET/PUT/POST /api/profiles/<own id>, GET /api/plugins/search and /mcp, acting as its user; other routes answer 403.',
+            'The admin token of the Core, or a user token (homeclaw users add <id>), which may call only POST /api/messages, GET/PUT/POST /api/profiles/<own id>, GET /api/plugins/search, GET /api/whoami, POST /v1/chat/completions, GET /v1/models and /mcp, acting as its user; other routes answer 403. On /mcp an OAuth access token works too (see /.well-known/oauth-protected-resource/mcp).',
         },
       },
     },

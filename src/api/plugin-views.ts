@@ -1,7 +1,7 @@
 // How plugins look from the outside: the canonical form for /api/plugins (secrets in config hidden)
 // and the ForgeSyte shape for /v1/plugins.
-import { capabilityInputSchema } from '../protocol/descriptor/json-schema.js';
-import type { JsonObject, JsonValue, PluginConfig } from '../protocol/types.js';
+import { parameterSchema } from '../protocol/descriptor/json-schema.js';
+import type { CapabilitySpec, JsonObject, JsonValue, PluginConfig } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 
 const SECRET_KEY = /(pass(word)?|secret|token|api[_-]?key|authorization)/i;
@@ -53,11 +53,51 @@ export function forgeSyteView(record: PluginRecord): JsonObject {
   const d = record.descriptor;
   const tools: JsonObject = {};
   for (const c of d.capabilities) {
-    tools[c.id] = {
-      description: c.description,
-      input_schema: capabilityInputSchema(c),
-      output_schema: c.output_schema ?? (c.output_description ? { description: c.output_description } : {}),
-    };
+    tools[c.id] = { description: c.description, input_schema: forgeSyteInputSchema(c), output_schema: forgeSyteOutputSchema(c) };
   }
   return { name: d.id, description: d.description, version: d.version ?? '1.0.0', tools };
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * ForgeSyte's input_schema: a map of parameter name to its schema. In that form a parameter is required
+ * unless it has a default, so "required" is written only where the capability says otherwise.
+ */
+export function forgeSyteInputSchema(capability: CapabilitySpec): JsonObject {
+  const map: JsonObject = {};
+  const full = capability.input_schema;
+  if (full) {
+    const properties = isObject(full['properties']) ? full['properties'] : {};
+    const required = new Set(Array.isArray(full['required']) ? full['required'].filter((n): n is string => typeof n === 'string') : []);
+    for (const [name, spec] of Object.entries(properties)) {
+      map[name] = withRequiredMarker(isObject(spec) ? structuredClone(spec) : {}, required.has(name));
+    }
+    return map;
+  }
+  for (const parameter of capability.parameters) map[parameter.name] = withRequiredMarker(parameterSchema(parameter), parameter.required);
+  return map;
+}
+
+function withRequiredMarker(spec: JsonObject, required: boolean): JsonObject {
+  delete spec['required'];
+  const impliedRequired = spec['default'] === undefined;
+  if (required !== impliedRequired) spec['required'] = required;
+  return spec;
+}
+
+/**
+ * ForgeSyte's output_schema: a map of output field to its schema. A declared object schema gives its
+ * properties; any other declared schema is kept whole; a capability that declares none answers with
+ * text (PluginResult.text), described by its output_description.
+ */
+export function forgeSyteOutputSchema(capability: CapabilitySpec): JsonObject {
+  const declared = capability.output_schema;
+  if (declared && isObject(declared['properties']) && (declared['type'] === undefined || declared['type'] === 'object')) {
+    return structuredClone(declared['properties']);
+  }
+  if (declared) return structuredClone(declared);
+  return { text: { type: 'string', description: capability.output_description ?? "The plugin's answer." } };
 }

@@ -22,7 +22,7 @@ export const USER_ROUTE = { config: { allow_users: true } } as const;
 
 /** What user tokens may call, for error messages. */
 export function userRoutesText(userId: string): string {
-  return `POST /api/messages, GET/PUT /api/profiles/${userId}, GET /api/plugins/search and /mcp`;
+  return `POST /api/messages, GET/PUT /api/profiles/${userId}, GET /api/plugins/search, GET /api/whoami, POST /v1/chat/completions, GET /v1/models and /mcp`;
 }
 
 export interface UserTokenVerifier {

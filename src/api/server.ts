@@ -1,9 +1,10 @@
 // The Core's HTTP server (fastify): bearer auth, one error format, and the route modules of each room.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { Principal } from '../access/principal.js';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { ADMIN, type Principal } from '../access/principal.js';
 import { diskFullMessage } from '../disk-full.js';
 import type { Logger } from '../log.js';
 import { errorBody } from './errors.js';
+import type { IngressAuth } from './ingress-auth.js';
 import { adminOnlyMessage, principalOf, resolvePrincipal, type UserTokenVerifier } from './principal-auth.js';
 
 export interface HttpServerOptions {
@@ -15,10 +16,32 @@ export interface HttpServerOptions {
   publicPaths?: string[];
   /** Per-user tokens; without it only the admin token is accepted. */
   userTokens?: UserTokenVerifier;
+  /** Path prefixes reachable without the token (the dashboard's static files). */
+  publicPrefixes?: string[];
+  /** Requests from a trusted ingress proxy without an Authorization header act as the admin. */
+  ingress?: IngressAuth;
+}
+
+/** A further kind of bearer token, accepted only on the paths it guards (e.g. OAuth access tokens on /mcp). */
+export interface BearerScheme {
+  appliesTo(path: string): boolean;
+  /** The principal the token acts as, or undefined when it is not one of this scheme's valid tokens. */
+  verify(token: string): Principal | undefined;
+}
+
+/** How a front door answers a request without a valid token, in its own protocol's shape. */
+export interface UnauthorizedResponder {
+  appliesTo(path: string): boolean;
+  /** `presented`: the request carried a bearer token (a wrong or expired one). */
+  respond(request: FastifyRequest, reply: FastifyReply, presented: boolean): Promise<unknown>;
 }
 
 export interface HttpServer {
   app: FastifyInstance;
+  /** Paths reachable without any token (exact paths, without the query string). */
+  addPublicPaths(paths: readonly string[]): void;
+  addBearerScheme(scheme: BearerScheme): void;
+  onUnauthorized(responder: UnauthorizedResponder): void;
   /** True for a request carrying any valid token (admin or user). */
   authorize(request: FastifyRequest): boolean;
   /** Who the request acts as; resolved once per request by the authentication hook. */
@@ -37,17 +60,43 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     bodyLimit: 4 * 1024 * 1024,
   });
   const publicPaths = new Set(['/api/openapi.json', ...(options.publicPaths ?? [])]);
-  const resolve = (request: FastifyRequest): Principal | undefined =>
-    request.principal ?? resolvePrincipal(request.headers.authorization, options.token, options.userTokens);
+  const publicPrefixes = options.publicPrefixes ?? [];
+  const schemes: BearerScheme[] = [];
+  const responders: UnauthorizedResponder[] = [];
+  const pathOf = (request: FastifyRequest): string => request.url.split('?')[0] ?? '';
+  const fromSchemes = (request: FastifyRequest): Principal | undefined => {
+    const header = request.headers.authorization;
+    if (!header?.startsWith('Bearer ')) return undefined;
+    const path = pathOf(request);
+    const token = header.slice('Bearer '.length).trim();
+    for (const scheme of schemes) {
+      if (!scheme.appliesTo(path)) continue;
+      const principal = scheme.verify(token);
+      if (principal) return principal;
+    }
+    return undefined;
+  };
+  const resolve = (request: FastifyRequest): Principal | undefined => {
+    if (request.principal) return request.principal;
+    const header = request.headers.authorization;
+    // Explicit credentials win: a wrong token is refused even on a request that came through ingress.
+    if (header !== undefined || !options.ingress) return resolvePrincipal(header, options.token, options.userTokens) ?? fromSchemes(request);
+    return options.ingress.identify(request) ? ADMIN : undefined;
+  };
   const authorize = (request: FastifyRequest): boolean => resolve(request) !== undefined;
 
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    if (publicPaths.has(path)) return;
+    if (publicPaths.has(path) || publicPrefixes.some((prefix) => path.startsWith(prefix))) return;
     const principal = resolve(request);
     if (!principal) {
       options.log.warn({ path, ip: request.ip }, 'HTTP request without a valid bearer token refused');
+      const responder = responders.find((candidate) => candidate.appliesTo(path));
+      if (responder) {
+        await responder.respond(request, reply, request.headers.authorization !== undefined);
+        return;
+      }
       await reply
         .code(401)
         .header('www-authenticate', 'Bearer')
@@ -81,6 +130,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
   return {
     app,
+    addPublicPaths: (paths) => {
+      for (const path of paths) publicPaths.add(path);
+    },
+    addBearerScheme: (scheme) => void schemes.push(scheme),
+    onUnauthorized: (responder) => void responders.push(responder),
     authorize,
     principalOf,
     async listen() {

@@ -14,7 +14,7 @@ export interface ClientIdentity {
   pluginIds: readonly string[];
   /** Channels a channel credential may act for. */
   channels: readonly string[];
-  /** Users a channel credential may speak as ("*" = anyone); undefined for other roles. */
+  /** Users a channel or caller credential may act as ("*" = anyone); undefined for other roles. */
   users?: readonly string[];
 }
 
@@ -81,6 +81,7 @@ export function authorizePublishTopic(identity: ClientIdentity, topic: string, c
       return ALLOW;
     case 'heartbeat':
     case 'status':
+    case 'notify':
       return ownsPlugin(identity, parsed.param, context)
         ? ALLOW
         : deny(`plugin id "${parsed.param ?? ''}" does not belong to this credential`);
@@ -90,7 +91,7 @@ export function authorizePublishTopic(identity: ClientIdentity, topic: string, c
       return ownsPlugin(identity, target, context) ? ALLOW : deny('result for a request sent to another plugin');
     }
     default:
-      return deny('a plugin publishes only register, unregister, its own heartbeat/status and its results');
+      return deny('a plugin publishes only register, unregister, its own heartbeat/status/notify and its results');
   }
 }
 
@@ -112,12 +113,12 @@ export function authorizeSubscribeFilter(identity: ClientIdentity, filter: strin
   }
   // plugin: exact topics only, never wildcards (a + in the param fails the plugin id check)
   if (filter === topics.registeredInvalid()) return ALLOW;
-  if (parsed && (parsed.kind === 'invoke' || parsed.kind === 'control' || parsed.kind === 'registered')) {
+  if (parsed && (parsed.kind === 'invoke' || parsed.kind === 'control' || parsed.kind === 'registered' || parsed.kind === 'notified')) {
     return ownsPlugin(identity, parsed.param, context)
       ? ALLOW
       : deny(`plugin id "${parsed.param ?? ''}" does not belong to this credential`);
   }
-  return deny('a plugin subscribes only to its own invoke, control and registered topics and the Core status');
+  return deny('a plugin subscribes only to its own invoke, control, registered and notified topics and the Core status');
 }
 
 /** A Zigbee2MQTT login stays under its base topic: it can neither read nor forge HomeClaw traffic. */

@@ -34,7 +34,7 @@ export interface PublisherIdentity {
   pluginIds?: string[];
   /** Channels a `channel` credential may act for (default [username]). */
   channels?: string[];
-  /** Users a `channel` credential may speak as ("*" = anyone; default [username]). */
+  /** Users a `channel` or `caller` credential may act as ("*" = anyone; default [username]). */
   users?: string[];
 }
 
@@ -58,9 +58,27 @@ export interface PublishReceipt {
 
 export type MessageHandler = (message: IncomingMessage) => void;
 
+/**
+ * What went through the Core's own side of the bus since it started: messages (and payload bytes) the
+ * Core published, and messages delivered to at least one of its subscriptions. Plain numbers bumped on
+ * every message, read when metrics are scraped.
+ */
+export interface BusTraffic {
+  published: number;
+  published_bytes: number;
+  received: number;
+  received_bytes: number;
+}
+
+export function emptyTraffic(): BusTraffic {
+  return { published: 0, published_bytes: 0, received: 0, received_bytes: 0 };
+}
+
 export interface CoreBus {
   /** True when the Core embeds the broker and therefore knows who published each message. */
   readonly embedded: boolean;
+  /** Message and byte counts of the Core's publishes and deliveries (see BusTraffic). */
+  readonly traffic?: BusTraffic;
   /** Resolves when the broker accepted the message (QoS 1: its PUBACK); rejects when it refused it. */
   publish(topic: string, payload: string | Buffer, options?: PublishOptions): Promise<void>;
   /** publish() that also tells what the broker said about the message (external MQTT 5 sessions). */

@@ -18,7 +18,7 @@ export interface CredentialOptions {
   plugin_ids?: string[];
   /** Channels this credential may act for; default [name]. */
   channels?: string[];
-  /** Users a channel credential may speak as ("*": anyone); default [name]. Channel credentials only. */
+  /** Users a channel credential may speak as, or a caller credential may call for ("*": anyone); default [name]. */
   users?: string[];
 }
 
@@ -31,7 +31,7 @@ export interface CredentialInfo {
   role: CredentialRole;
   plugin_ids: string[];
   channels: string[];
-  /** Channel credentials: the users it may speak as ("*" = anyone). */
+  /** Channel and caller credentials: the users it may act as ("*" = anyone). */
   users?: string[];
   created_at: number;
 }
@@ -94,6 +94,11 @@ function isRole(value: unknown): value is CredentialRole {
   return typeof value === 'string' && (CREDENTIAL_ROLES as readonly string[]).includes(value);
 }
 
+/** Channel and caller credentials act for people; they are bound to the users they may act as. */
+function hasUsers(role: string): boolean {
+  return role === 'channel' || role === 'caller';
+}
+
 function parseIdList(json: string): string[] {
   try {
     const value: unknown = JSON.parse(json);
@@ -140,10 +145,11 @@ export class CredentialStore implements CredentialVerifier {
     const channels = options.channels ?? [name];
     for (const id of pluginIds) if (!isPluginId(id)) throw new Error(explainBadId(id, 'plugin id'));
     for (const channel of channels) if (!isChannelId(channel)) throw new Error(explainBadId(channel, 'channel'));
-    if (options.users !== undefined && role !== 'channel') {
-      throw new Error(`users binds a channel credential to the people it may speak as; a ${role} credential cannot have users`);
+    if (options.users !== undefined && !hasUsers(role)) {
+      throw new Error(`users binds a channel or caller credential to the people it may act as; a ${role} credential cannot have users`);
     }
-    const users = role === 'channel' ? (options.users ?? [name]) : null;
+    const users = hasUsers(role) ? (options.users ?? [name]) : null;
+    if (users?.length === 0) throw new Error('users must name at least one user ("*" for anyone)');
     for (const user of users ?? []) if (user !== '*' && !isUserId(user)) throw new Error(explainBadUserId(user));
     if (this.row(name)) throw new Error(`credential "${name}" already exists; remove it first or rotate its password`);
 
@@ -240,7 +246,8 @@ export class CredentialStore implements CredentialVerifier {
       role: row.role as CredentialRole,
       plugin_ids: parseIdList(row.plugin_ids),
       channels: parseIdList(row.channels),
-      ...(row.role === 'channel' ? { users: row.users === null ? [row.name] : parseIdList(row.users) } : {}),
+      // NULL (a channel credential from before user bindings, or any caller from before them): the name.
+      ...(hasUsers(row.role) ? { users: row.users === null ? [row.name] : parseIdList(row.users) } : {}),
       created_at: row.created_at,
     };
   }

@@ -4,7 +4,7 @@ import type { AedesPublishPacket, Client } from 'aedes';
 import type { Logger } from '../log.js';
 import { topicMatches } from '../protocol/topics.js';
 import type { EmbeddedBrokerHandle } from './broker.js';
-import type { CoreBus, IncomingMessage, MessageHandler, PublishOptions, PublisherIdentity } from './core-bus.js';
+import { emptyTraffic, type CoreBus, type IncomingMessage, type MessageHandler, type PublishOptions, type PublisherIdentity } from './core-bus.js';
 
 interface Subscription {
   filter: string;
@@ -23,6 +23,7 @@ export interface EmbeddedBusOptions {
 
 export class EmbeddedBus implements CoreBus {
   readonly embedded = true;
+  readonly traffic = emptyTraffic();
   private readonly broker: EmbeddedBrokerHandle;
   private readonly log: Logger;
   private readonly subscriptions = new Set<Subscription>();
@@ -67,12 +68,15 @@ export class EmbeddedBus implements CoreBus {
 
   publish(topic: string, payload: string | Buffer, options: PublishOptions = {}): Promise<void> {
     if (this.closed) return Promise.reject(new Error('bus is closed'));
+    const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    this.traffic.published++;
+    this.traffic.published_bytes += bytes.length;
     return new Promise((resolve, reject) => {
       this.broker.aedes.publish(
         {
           cmd: 'publish',
           topic,
-          payload: typeof payload === 'string' ? Buffer.from(payload) : payload,
+          payload: bytes,
           qos: options.qos ?? 1,
           retain: options.retain ?? false,
           dup: false,
@@ -135,6 +139,10 @@ export class EmbeddedBus implements CoreBus {
       };
       this.deliver(subscription, message);
     }
+    if (message) {
+      this.traffic.received++;
+      this.traffic.received_bytes += message.payload.length;
+    }
   };
 
   private deliver(subscription: Subscription, message: IncomingMessage): void {
@@ -160,7 +168,7 @@ export class EmbeddedBus implements CoreBus {
       role: identity?.role,
       pluginIds: identity?.role === 'plugin' ? [...identity.pluginIds] : undefined,
       channels: identity?.role === 'channel' ? [...identity.channels] : undefined,
-      users: identity?.role === 'channel' && identity.users ? [...identity.users] : undefined,
+      users: (identity?.role === 'channel' || identity?.role === 'caller') && identity.users ? [...identity.users] : undefined,
     };
   }
 

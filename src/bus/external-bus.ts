@@ -8,7 +8,7 @@ import { connect, type IClientOptions, type IClientPublishOptions, type IConnack
 import type { Logger } from '../log.js';
 import { describeReasonCode, isProtocolVersionRefusal, NO_MATCHING_SUBSCRIBERS } from '../protocol/mqtt-reason-codes.js';
 import { isCommandTopic, topicMatches, topics } from '../protocol/topics.js';
-import type { CoreBus, IncomingMessage, MessageHandler, PublishOptions, PublishReceipt } from './core-bus.js';
+import { emptyTraffic, type CoreBus, type IncomingMessage, type MessageHandler, type PublishOptions, type PublishReceipt } from './core-bus.js';
 import { DELIVERED, messageProperties, NO_SUBSCRIBERS, oversize, publishProperties, ReasonLog } from './mqtt5-session.js';
 import { RetainedCommandCleaner } from './retained-commands.js';
 import { collectWrites } from './write-collector.js';
@@ -46,6 +46,7 @@ interface FilterEntry {
 
 export class ExternalBus implements CoreBus {
   readonly embedded = false;
+  readonly traffic = emptyTraffic();
   private readonly client: MqttClient;
   private readonly log: Logger;
   private readonly options: ExternalBusOptions;
@@ -137,6 +138,8 @@ export class ExternalBus implements CoreBus {
       const tooLarge = oversize(topic, payload, qos, options, this.maxPacketBytes);
       if (tooLarge) return reject(tooLarge);
     }
+    this.traffic.published++;
+    this.traffic.published_bytes += typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
     this.inFlight.add(reject);
     this.client.publish(topic, payload, publishOptions, (error) => {
       this.inFlight.delete(reject);
@@ -302,6 +305,8 @@ export class ExternalBus implements CoreBus {
     if (this.retainedCommands.isEchoOfClearing(topic, payload)) return;
     const message: IncomingMessage = { topic, payload, publisher: undefined, retain: packet.retain };
     if (packet.properties) message.properties = messageProperties(packet.properties);
+    this.traffic.received++;
+    this.traffic.received_bytes += payload.length;
     for (const [filter, entry] of this.filters) {
       if (!topicMatches(filter, topic)) continue;
       for (const handler of entry.handlers) {

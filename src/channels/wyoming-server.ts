@@ -147,7 +147,14 @@ export async function startWyomingServer(options: WyomingServerOptions): Promise
       const speaker = resolveSpeaker(context, settings);
       const started = Date.now();
       const request_id = randomUUID();
-      const answer = await engine.handleMessage({ channel: WYOMING_CHANNEL, user_id: speaker.user_id, session_id: speaker.session_id, text, request_id });
+      const answer = await engine.handleMessage({
+        channel: WYOMING_CHANNEL,
+        channel_type: 'wyoming',
+        user_id: speaker.user_id,
+        session_id: speaker.session_id,
+        text,
+        request_id,
+      });
       const handled = answer.kind !== 'error';
       clientLog.info(
         {

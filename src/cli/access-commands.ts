@@ -35,7 +35,13 @@ function registerCredentialCommands(credentials: Command, io: CliIo): void {
       if (options.json) return io.out(JSON.stringify(res.body.credentials, null, 2));
       if (res.body.credentials.length === 0) return io.out('no credentials');
       const scope = (c: { role: string; plugin_ids: string[]; channels: string[]; users?: string[] }): string =>
-        c.role === 'plugin' ? `plugin ids: ${c.plugin_ids.join(',')}` : c.role === 'channel' ? `channels: ${c.channels.join(',')}; users: ${(c.users ?? []).join(',')}` : 'everything';
+        c.role === 'plugin'
+          ? `plugin ids: ${c.plugin_ids.join(',')}`
+          : c.role === 'channel'
+            ? `channels: ${c.channels.join(',')}; users: ${(c.users ?? []).join(',')}`
+            : c.role === 'caller'
+              ? `calls for users: ${(c.users ?? []).join(',')}`
+              : 'everything';
       io.out(textTable(['NAME', 'ROLE', 'MAY ACT FOR'], res.body.credentials.map((c) => [c.name, c.role, scope(c)])));
     });
 

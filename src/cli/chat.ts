@@ -35,7 +35,8 @@ export function defaultChatOptions(env: NodeJS.ProcessEnv = process.env): ChatCl
 
 /** How a reply looks in the terminal: questions and errors are marked so the user knows what is expected. */
 export function formatReply(reply: ChannelMessageOut): string {
-  const prefix = reply.kind === 'question' ? 'homeclaw (question)' : reply.kind === 'error' ? 'homeclaw (error)' : 'homeclaw';
+  const marks: Partial<Record<ChannelMessageOut['kind'], string>> = { question: ' (question)', error: ' (error)', notification: ' (notification)' };
+  const prefix = `homeclaw${marks[reply.kind] ?? ''}`;
   return `${prefix}> ${reply.text}`;
 }
 

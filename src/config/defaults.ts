@@ -3,6 +3,7 @@ import type { CoreConfig } from './types.js';
 /** Embedded defaults: what `npm start` runs with on a fresh machine, no file needed. */
 export const DEFAULT_CONFIG: CoreConfig = {
   data_dir: './data',
+  app_id: 'homeclaw',
   log_level: 'info',
   log_format: 'auto',
   broker: {
@@ -17,7 +18,8 @@ export const DEFAULT_CONFIG: CoreConfig = {
     max_payload_bytes: 262_144,
     login: { max_failures: 5, backoff_sec: 1, max_backoff_sec: 60, max_concurrent_checks: 2, cache_ttl_sec: 300 },
   },
-  http: { host: '127.0.0.1', port: 8765, admin_token: null },
+  http: { host: '127.0.0.1', port: 8765, admin_token: null, public_url: null },
+  dashboard: { enabled: true, ingress_proxy: null },
   dispatch: { default_timeout_sec: 30, default_max_concurrency: 4, default_queue_limit: 100 },
   liveness: { default_heartbeat_interval_sec: 15, grace_sec: 10, health_poll_sec: 15, health_failure_threshold: 3 },
   plugins: { dir: './plugins', hot_reload: true, extra_dirs: [] },
@@ -49,9 +51,21 @@ export const DEFAULT_CONFIG: CoreConfig = {
     idle_timeout_sec: 300,
   },
   zigbee2mqtt: { enabled: false, base_topic: 'zigbee2mqtt', confirm_timeout_sec: 5 },
+  notifications: { default_channel: null },
+  scheduler: { enabled: true, timezone: null, user_id: null, channel: null },
   homeassistant: { url: null, token: null, refresh_sec: 300, timeout_sec: 15, discovery: false, discovery_prefix: 'homeassistant' },
-  access: { channels: {}, audit: { max_entries: 100_000, max_age_days: 90, flush_interval_ms: 1000 } },
+  access: { channels: {}, callers: { users: null }, audit: { max_entries: 100_000, max_age_days: 90, flush_interval_ms: 1000 } },
   policy: { users: {}, require_confirmation: [] },
   limits: { max_capabilities: 256, max_examples: 32 },
   events: { invocations: 'auto' },
+  metrics: { enabled: true, token: null, max_series: 1000 },
+  openai_endpoint: { enabled: true, default_user: 'household', user_field: 'user', max_body_bytes: 1_048_576, session_ttl_sec: 86_400 },
+  oauth: {
+    enabled: true,
+    dynamic_registration: false,
+    access_token_ttl_sec: 3600,
+    refresh_token_ttl_sec: 7_776_000,
+    code_ttl_sec: 120,
+    max_dynamic_clients: 100,
+  },
 };

@@ -30,6 +30,13 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_HTTP_HOST', path: ['http', 'host'], kind: 'string' },
   { name: 'HOMECLAW_HTTP_PORT', path: ['http', 'port'], kind: 'port' },
   { name: 'HOMECLAW_ADMIN_TOKEN', path: ['http', 'admin_token'], kind: 'string' },
+  { name: 'HOMECLAW_DASHBOARD_ENABLED', path: ['dashboard', 'enabled'], kind: 'bool' },
+  { name: 'HOMECLAW_INGRESS_PROXY', path: ['dashboard', 'ingress_proxy'], kind: 'string' },
+  { name: 'HOMECLAW_PUBLIC_URL', path: ['http', 'public_url'], kind: 'string' },
+  { name: 'HOMECLAW_OPENAI_DEFAULT_USER', path: ['openai_endpoint', 'default_user'], kind: 'string' },
+  { name: 'HOMECLAW_OPENAI_USER_FIELD', path: ['openai_endpoint', 'user_field'], kind: 'string' },
+  { name: 'HOMECLAW_OAUTH_ENABLED', path: ['oauth', 'enabled'], kind: 'bool' },
+  { name: 'HOMECLAW_OAUTH_DYNAMIC_REGISTRATION', path: ['oauth', 'dynamic_registration'], kind: 'bool' },
   { name: 'HOMECLAW_PLUGINS_DIR', path: ['plugins', 'dir'], kind: 'string' },
   { name: 'HOMECLAW_HOT_RELOAD', path: ['plugins', 'hot_reload'], kind: 'bool' },
   { name: 'HOMECLAW_RETRIEVAL_ENABLED', path: ['retrieval', 'enabled'], kind: 'bool' },
@@ -48,6 +55,8 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_HA_DISCOVERY', path: ['homeassistant', 'discovery'], kind: 'bool' },
   { name: 'HOMECLAW_HA_DISCOVERY_PREFIX', path: ['homeassistant', 'discovery_prefix'], kind: 'string' },
   { name: 'HOMECLAW_HA_REFRESH_SEC', path: ['homeassistant', 'refresh_sec'], kind: 'int' },
+  { name: 'HOMECLAW_METRICS_ENABLED', path: ['metrics', 'enabled'], kind: 'bool' },
+  { name: 'HOMECLAW_METRICS_TOKEN', path: ['metrics', 'token'], kind: 'string' },
 ];
 
 function isTree(value: unknown): value is Tree {

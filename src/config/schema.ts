@@ -17,6 +17,7 @@ const policyRule = obj({ allow: { type: 'array', items: policyPattern }, deny: {
 
 export const CONFIG_SCHEMA = obj({
   data_dir: str,
+  app_id: { type: 'string', minLength: 1, maxLength: 128 },
   log_level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
   log_format: { enum: ['auto', 'pretty', 'json'] },
   broker: obj({
@@ -37,7 +38,14 @@ export const CONFIG_SCHEMA = obj({
       cache_ttl_sec: { type: 'number', minimum: 0, maximum: 86400 },
     }),
   }),
-  http: obj({ host: str, port, admin_token: { type: ['string', 'null'], minLength: 16 } }),
+  http: obj({
+    host: str,
+    port,
+    admin_token: { type: ['string', 'null'], minLength: 16 },
+    // An origin only: OAuth metadata is served at the root, so a path prefix could not be honoured.
+    public_url: { type: ['string', 'null'], pattern: '^https?://[^/?#\\s]+/?$' },
+  }),
+  dashboard: obj({ enabled: { type: 'boolean' }, ingress_proxy: { type: ['string', 'null'], pattern: '^(?:\\d{1,3}(?:\\.\\d{1,3}){3}|[0-9A-Fa-f:]{2,39})$' } }),
   dispatch: obj({
     default_timeout_sec: posNum,
     default_max_concurrency: posInt,
@@ -109,6 +117,13 @@ export const CONFIG_SCHEMA = obj({
     base_topic: { type: 'string', pattern: '^(?!homeclaw(/|$))[^/#+$]([^#+]*[^/#+])?$' },
     confirm_timeout_sec: { type: 'number', exclusiveMinimum: 0, maximum: 300 },
   }),
+  notifications: obj({ default_channel: { type: ['string', 'null'], pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' } }),
+  scheduler: obj({
+    enabled: { type: 'boolean' },
+    timezone: nullableStr,
+    user_id: { type: ['string', 'null'], minLength: 1, maxLength: 256 },
+    channel: { type: ['string', 'null'], pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
+  }),
   homeassistant: obj({
     url: { type: ['string', 'null'], pattern: '^https?://' },
     token: { type: ['string', 'null'], minLength: 1 },
@@ -124,6 +139,7 @@ export const CONFIG_SCHEMA = obj({
       propertyNames: { pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
       additionalProperties: obj({ users: { type: 'array', items: { type: 'string', pattern: '^(?:\\*|[A-Za-z0-9_.@-]{1,128})$' } } }),
     },
+    callers: obj({ users: { type: ['array', 'null'], minItems: 1, items: { type: 'string', pattern: '^(?:\\*|[A-Za-z0-9_.@-]{1,128})$' } } }),
     audit: obj({
       max_entries: { type: 'integer', minimum: 10 },
       max_age_days: posNum,
@@ -137,4 +153,24 @@ export const CONFIG_SCHEMA = obj({
   }),
   limits: obj({ max_capabilities: posInt, max_examples: { type: 'integer', minimum: 0 } }),
   events: obj({ invocations: { anyOf: [{ type: 'boolean' }, { const: 'auto' }] } }),
+  metrics: obj({
+    enabled: { type: 'boolean' },
+    token: { type: ['string', 'null'], minLength: 16 },
+    max_series: { type: 'integer', minimum: 1 },
+  }),
+  openai_endpoint: obj({
+    enabled: { type: 'boolean' },
+    default_user: userId,
+    user_field: { enum: ['user', 'conversation'] },
+    max_body_bytes: { type: 'integer', minimum: 1024, maximum: 67_108_864 },
+    session_ttl_sec: posNum,
+  }),
+  oauth: obj({
+    enabled: { type: 'boolean' },
+    dynamic_registration: { type: 'boolean' },
+    access_token_ttl_sec: { type: 'integer', minimum: 1 },
+    refresh_token_ttl_sec: { type: 'integer', minimum: 60 },
+    code_ttl_sec: { type: 'integer', minimum: 10, maximum: 600 },
+    max_dynamic_clients: posInt,
+  }),
 });

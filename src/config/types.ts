@@ -38,6 +38,52 @@ export interface HttpConfig {
   port: number;
   /** Bearer token for the HTTP API; when null the Core generates one into <data_dir>/admin.token. */
   admin_token: string | null;
+  /**
+   * The origin clients reach the Core at (https://homeclaw.example.com) when a reverse proxy sits in front;
+   * OAuth metadata names its URLs from it. null: from each request's Host header.
+   */
+  public_url: string | null;
+}
+
+export interface OpenAiEndpointConfig {
+  /** Serve POST /v1/chat/completions and GET /v1/models. */
+  enabled: boolean;
+  /** Who an admin-token request speaks as when it names no user. */
+  default_user: string;
+  /**
+   * What the request's `user` field means. user: the HomeClaw user (an admin token may name anyone, a user
+   * token only itself). conversation: the client's conversation id (Home Assistant's OpenAI-compatible
+   * integrations send it there): it keys the session and never names who speaks.
+   */
+  user_field: 'user' | 'conversation';
+  /** Larger request bodies are refused with 413. */
+  max_body_bytes: number;
+  /** How long a conversation can be continued (a reply to the last answer finds its session). */
+  session_ttl_sec: number;
+}
+
+export interface OAuthConfig {
+  /** OAuth 2.1 for /mcp (authorization code with PKCE), beside the admin and user bearer tokens. */
+  enabled: boolean;
+  /** RFC 7591: clients may register themselves at /oauth/register (they still need a consent with a token). */
+  dynamic_registration: boolean;
+  access_token_ttl_sec: number;
+  /** A refresh token is replaced at every use; unused for this long, the grant ends. */
+  refresh_token_ttl_sec: number;
+  /** How long the code from the consent page may wait for its exchange. */
+  code_ttl_sec: number;
+  /** Dynamic registration stops at this many clients. */
+  max_dynamic_clients: number;
+}
+
+export interface DashboardConfig {
+  /** Serve the web dashboard at / (its files hold no data; the API behind it still needs a token). */
+  enabled: boolean;
+  /**
+   * Address of a trusted ingress proxy (Home Assistant's Supervisor: 172.30.32.2): requests from that
+   * TCP peer carrying X-Ingress-Path and no Authorization header act as the admin. null: no ingress.
+   */
+  ingress_proxy: string | null;
 }
 
 export interface DispatchConfig {
@@ -143,6 +189,22 @@ export interface Zigbee2mqttConfig {
   confirm_timeout_sec: number;
 }
 
+export interface NotificationsConfig {
+  /** Where a message for a user goes when they have no last channel anyone listens to; null: none. */
+  default_channel: string | null;
+}
+
+export interface SchedulerConfig {
+  /** Runs the `tasks` of plugins' config.yml on their schedule. */
+  enabled: boolean;
+  /** IANA zone the tasks' times are read in; null: the machine's. */
+  timezone: string | null;
+  /** Who gets a task's result when the task names nobody. */
+  user_id: string | null;
+  /** Where it goes when the task names no channel; null: that user's last channel (else the default channel). */
+  channel: string | null;
+}
+
 export interface HomeAssistantConfig {
   /** Base URL of Home Assistant (http://homeassistant.local:8123); null: no Home Assistant plugin. */
   url: string | null;
@@ -175,6 +237,11 @@ export interface PolicyConfig {
 export interface AccessConfig {
   /** Users each channel may speak for when the broker cannot say who published (external broker). */
   channels: Record<string, { users: string[] }>;
+  /**
+   * Users calls on the MQTT front door may act as when the caller has no login of its own: every caller on
+   * an external broker (null: only "household"), anonymous callers on the embedded one (null: anyone).
+   */
+  callers: { users: string[] | null };
   audit: {
     /** The oldest entries beyond this count are deleted. */
     max_entries: number;
@@ -196,13 +263,25 @@ export interface EventsConfig {
   invocations: boolean | 'auto';
 }
 
+export interface MetricsConfig {
+  /** Serve GET /metrics (Prometheus text format) and keep the metrics behind it. */
+  enabled: boolean;
+  /** A scraper's bearer token: it may read /metrics and nothing else (the admin token may too). */
+  token: string | null;
+  /** Distinct (plugin, capability) pairs in the invocation metrics; pairs beyond it share plugin="_other". */
+  max_series: number;
+}
+
 export interface CoreConfig {
   data_dir: string;
+  /** This assistant instance's id (HomeClaw's app_id), sent to plugins in every PluginRequest. */
+  app_id: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** auto: one readable line per event when the log goes to a terminal, JSON lines otherwise. */
   log_format: 'auto' | 'pretty' | 'json';
   broker: BrokerConfig;
   http: HttpConfig;
+  dashboard: DashboardConfig;
   dispatch: DispatchConfig;
   liveness: LivenessConfig;
   plugins: PluginsConfig;
@@ -211,9 +290,14 @@ export interface CoreConfig {
   conversation: ConversationConfig;
   wyoming: WyomingConfig;
   zigbee2mqtt: Zigbee2mqttConfig;
+  notifications: NotificationsConfig;
+  scheduler: SchedulerConfig;
   homeassistant: HomeAssistantConfig;
   access: AccessConfig;
   policy: PolicyConfig;
   limits: LimitsConfig;
   events: EventsConfig;
+  metrics: MetricsConfig;
+  openai_endpoint: OpenAiEndpointConfig;
+  oauth: OAuthConfig;
 }

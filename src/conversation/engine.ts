@@ -39,6 +39,8 @@ import type {
 } from './resolver-api.js';
 import { isSlashCommand, parseSlashCommand, SLASH_USAGE } from './slash-commands.js';
 import { buildSystemContext, defaultTimeZone } from './system-context.js';
+import { chatContextOf } from './chat-context.js';
+import { PROFILE_UPDATE_TOOL, TOOL_PROFILE_UPDATE, type ProfileUpdates } from './profile-updates.js';
 import { buildSystemPrompt, describePlugin } from './system-prompt.js';
 import { CONVERSATION_TOOLS, runToolLoop, TOOL_FIND_PLUGINS, TOOL_ROUTE_TO_PLUGIN, type ToolExecution } from './tool-loop.js';
 
@@ -51,6 +53,11 @@ export interface UserMessage {
   user_name?: string;
   timezone?: string;
   location?: string;
+  /** The kind of front door (mqtt, http, wyoming) or what the channel message said; passed to plugins. */
+  channel_type?: string;
+  app_id?: string;
+  /** The channel message's metadata, passed to plugins. */
+  metadata?: JsonObject;
 }
 
 export interface ConversationEngine {
@@ -86,8 +93,12 @@ export interface ConversationEngineDeps {
   log: Logger;
   settings: ConversationSettings;
   now?: () => Date;
+  /** Told of every user message the engine takes (e.g. to remember the user's last channel). */
+  onUserMessage?: (key: SessionKey) => void;
   /** Policy (what the user may reach) and which capabilities need the user's confirmation. */
   access?: ConversationAccess;
+  /** Offers the model the profile_update tool; every change waits for the user's "yes". */
+  profileUpdates?: ProfileUpdates;
 }
 
 type ReplyBody = Pick<ChannelMessageOut, 'text' | 'kind' | 'plugin_id' | 'capability_id'>;
@@ -159,12 +170,18 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
   }
 
   function invocationContext(turn: Turn): InvocationContext {
+    const { message } = turn;
+    const chatContext = chatContextOf(historyOf(sessionId(turn.key)));
     return {
-      user_id: turn.message.user_id,
-      ...(turn.message.user_name ? { user_name: turn.message.user_name } : {}),
+      user_id: message.user_id,
+      ...(message.user_name ? { user_name: message.user_name } : {}),
       channel_name: turn.key.channel,
+      ...(message.channel_type ? { channel_type: message.channel_type } : {}),
+      ...(message.app_id ? { app_id: message.app_id } : {}),
       session_id: turn.key.session_id,
       user_input: turn.text,
+      ...(chatContext ? { chat_context: chatContext } : {}),
+      ...(message.metadata ? { metadata: message.metadata } : {}),
     };
   }
 
@@ -383,6 +400,12 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
       );
       return { kind: 'to_model', content: `Plugins matching "${query}":\n\n${described.join('\n\n')}` };
     }
+    if (call.name === TOOL_PROFILE_UPDATE && deps.profileUpdates) {
+      const proposed = deps.profileUpdates.propose(turn.key, args);
+      if ('error' in proposed) return { kind: 'to_model', content: `Error: ${proposed.error}.` };
+      clearPending(turn.key);
+      return { kind: 'final', value: { text: proposed.question, kind: 'question' } };
+    }
     if (call.name !== TOOL_ROUTE_TO_PLUGIN) {
       return { kind: 'to_model', content: `Error: there is no tool "${call.name}". Use ${TOOL_ROUTE_TO_PLUGIN} or ${TOOL_FIND_PLUGINS}.` };
     }
@@ -424,7 +447,7 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
     const outcome = await runToolLoop<ReplyBody>({
       llm,
       messages,
-      tools: CONVERSATION_TOOLS,
+      tools: deps.profileUpdates ? [...CONVERSATION_TOOLS, PROFILE_UPDATE_TOOL] : CONVERSATION_TOOLS,
       maxRounds: deps.settings.max_rounds,
       execute: (call, args) => executeTool(turn, call, args),
     });
@@ -451,8 +474,11 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
     if (isSlashCommand(turn.text)) {
       // A new command means the user moved on: a later bare "yes" must not confirm the older question.
       clearPending(turn.key);
+      deps.profileUpdates?.drop(turn.key);
       return handleSlash(turn);
     }
+    const profileAnswer = deps.profileUpdates?.answer(turn.key, turn.text);
+    if (profileAnswer) return profileAnswer;
     const continued = await continuePending(turn);
     if (continued) return continued;
     if (!deps.llm) return handleWithoutLlm(turn);
@@ -462,8 +488,9 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
   async function process(turn: Turn): Promise<ReplyBody> {
     const historyId = sessionId(turn.key);
     const reply = await route(turn, historyId);
-    // Every turn is remembered (questions and answers too) so the model sees the dialogue so far.
-    if (deps.llm) remember(historyId, turn.text, reply);
+    // Every turn is remembered (questions and answers too): the model sees the dialogue so far and
+    // plugins get it as chat_context.
+    remember(historyId, turn.text, reply);
     return reply;
   }
 
@@ -481,6 +508,11 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
         const text = message.text.trim();
         if (text === '') return { ...base, text: 'Your message is empty. Type /help to see what I can do.', kind: 'error' };
         const key: SessionKey = { channel: message.channel, user_id: message.user_id, session_id };
+        try {
+          deps.onUserMessage?.(key);
+        } catch (error) {
+          deps.log.warn({ err: error }, 'user message observer failed');
+        }
         const turn: Turn = {
           key,
           message,

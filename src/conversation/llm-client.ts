@@ -27,13 +27,35 @@ export interface LlmToolDefinition {
 export interface LlmReply {
   content: string | null;
   tool_calls: LlmToolCall[];
+  /** Tokens the endpoint says the request used, when it says (OpenAI's `usage`). */
+  usage?: LlmUsage;
+}
+
+export interface LlmUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+/** Why a request failed, in a few fixed words (metrics label them; the message says the rest). */
+export type LlmFailure = 'timeout' | 'connection' | 'http_4xx' | 'http_5xx' | 'invalid_response';
+
+/** What complete() rejects with: the message for people, `failure` for counting. */
+export class LlmError extends Error {
+  constructor(
+    message: string,
+    readonly failure: LlmFailure,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'LlmError';
+  }
 }
 
 export interface LlmClient {
   /** The endpoint, for user-facing error messages (never includes the key). */
   readonly baseUrl: string;
   readonly model: string;
-  /** Rejects with an Error whose message explains the failure (unreachable, HTTP status, timeout). */
+  /** Rejects with an LlmError whose message explains the failure (unreachable, HTTP status, timeout). */
   complete(messages: LlmMessage[], tools?: LlmToolDefinition[]): Promise<LlmReply>;
 }
 
@@ -77,9 +99,14 @@ export function createLlmClient(config: LlmConfig): LlmClient | null {
             toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' });
           }
         }
-        return { content: message.content ?? null, tool_calls: toolCalls };
+        const reply: LlmReply = { content: message.content ?? null, tool_calls: toolCalls };
+        const usage = response.usage;
+        if (usage && Number.isFinite(usage.prompt_tokens) && Number.isFinite(usage.completion_tokens)) {
+          reply.usage = { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens };
+        }
+        return reply;
       } catch (error) {
-        throw new Error(describeLlmError(error), { cause: error });
+        throw new LlmError(describeLlmError(error), failureOf(error), { cause: error });
       }
     },
   };
@@ -107,6 +134,15 @@ function toOpenAiMessage(message: LlmMessage): OpenAI.Chat.Completions.ChatCompl
           : {}),
       };
   }
+}
+
+function failureOf(error: unknown): LlmFailure {
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return 'timeout';
+  if (error instanceof OpenAI.APIConnectionError) return 'connection';
+  const status = error instanceof OpenAI.APIError ? (error.status ?? 0) : 0;
+  if (status >= 500) return 'http_5xx';
+  if (status >= 400) return 'http_4xx';
+  return 'invalid_response';
 }
 
 function describeLlmError(error: unknown): string {

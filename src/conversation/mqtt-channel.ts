@@ -77,6 +77,9 @@ export async function attachMqttChannels(options: MqttChannelOptions): Promise<M
       ...(input.user_name !== undefined ? { user_name: input.user_name } : {}),
       ...(input.timezone !== undefined ? { timezone: input.timezone } : {}),
       ...(input.location !== undefined ? { location: input.location } : {}),
+      channel_type: input.channel_type ?? 'mqtt',
+      ...(input.app_id !== undefined ? { app_id: input.app_id } : {}),
+      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
     });
     await publishReply(channel, reply);
   }

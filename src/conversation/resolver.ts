@@ -13,6 +13,7 @@
 //   user's personal data and cannot be stale in the seed's sense.
 // - Explicit keys that are not parameters of the capability are dropped, so a model's invented
 //   argument never reaches a plugin.
+import { configIsTrusted, configValue, isBlank } from '../dispatch/parameter-defaults.js';
 import type { CapabilitySpec, JsonObject, JsonValue, ParameterSpec, PluginConfig, SystemKey } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import { ValueCoercer } from './coerce.js';
@@ -35,65 +36,10 @@ const IDENTITY_KEYS: ReadonlySet<SystemKey> = new Set(['user_id', 'channel']);
  * here: a request may not carry one, and the user may name a place ("weather in Paris").
  */
 const ALWAYS_KNOWN_SYSTEM_KEYS: ReadonlySet<SystemKey> = new Set(['datetime', 'date', 'time', 'timezone', 'user_id', 'channel']);
-/** Plugin config keys with a meaning of their own; a config_key naming one of them is ignored. */
-const RESERVED_CONFIG_KEYS = new Set([
-  'default_parameters',
-  'use_defaults_directly',
-  'use_default_directly_for',
-  'capabilities',
-  'max_concurrency',
-  'queue_limit',
-  'timeout_sec',
-]);
-
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Absent, null, and empty or whitespace-only text all count as "no value". */
-export function isBlank(value: JsonValue | undefined): value is undefined | null | '' {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
-}
 
 function own(object: JsonObject | Profile | undefined, key: string | undefined): JsonValue | undefined {
   if (!object || key === undefined || !Object.prototype.hasOwnProperty.call(object, key)) return undefined;
   return object[key];
-}
-
-function capabilityDefaults(config: PluginConfig, capabilityId: string): JsonObject | undefined {
-  const perCapability = config.capabilities;
-  if (!isPlainObject(perCapability)) return undefined;
-  const entry = own(perCapability, capabilityId);
-  if (!isPlainObject(entry)) return undefined;
-  const defaults = entry.default_parameters;
-  return isPlainObject(defaults) ? defaults : undefined;
-}
-
-/**
- * The config value for a parameter: per-capability default_parameters win over plugin-level ones; in
- * each, the parameter's own name wins over its config_key; last, a top-level config entry named by
- * config_key (e.g. `default_address: ...`, as the seed's plugin.yaml suggests).
- */
-export function configValue(config: PluginConfig, capabilityId: string, parameter: ParameterSpec): JsonValue | undefined {
-  const levels = [capabilityDefaults(config, capabilityId), isPlainObject(config.default_parameters) ? config.default_parameters : undefined];
-  for (const defaults of levels) {
-    for (const key of [parameter.name, parameter.config_key]) {
-      const value = own(defaults, key);
-      if (!isBlank(value)) return value;
-    }
-  }
-  if (parameter.config_key && !RESERVED_CONFIG_KEYS.has(parameter.config_key)) {
-    const value = own(config as JsonObject, parameter.config_key);
-    if (!isBlank(value)) return value;
-  }
-  return undefined;
-}
-
-/** Config values for this parameter are used without asking (use_defaults_directly / use_default_directly_for). */
-export function configIsTrusted(config: PluginConfig, parameterName: string): boolean {
-  if (config.use_defaults_directly === true) return true;
-  const list = config.use_default_directly_for;
-  return Array.isArray(list) && list.includes(parameterName);
 }
 
 function systemValue(system: SystemContext, key: SystemKey): JsonValue | undefined {

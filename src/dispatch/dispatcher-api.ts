@@ -1,12 +1,18 @@
 // What callers (conversation, HTTP API, MCP server, CLI) ask of the dispatcher.
 import type { CapabilitySpec, JsonObject, PluginResult } from '../protocol/types.js';
 
+/** What the caller knows about who asks and from where; each field ends up in the PluginRequest when set. */
 export interface InvocationContext {
   user_id?: string;
   user_name?: string;
   channel_name?: string;
+  /** The kind of front door: mqtt, http, wyoming, mcp, schedule... or what the channel message said (e.g. IM). */
+  channel_type?: string;
+  /** The assistant instance the request belongs to; the Core's app_id when absent. */
+  app_id?: string;
   session_id?: string;
   user_input?: string;
+  /** Recent messages of the conversation, oldest first. */
   chat_context?: string;
   metadata?: JsonObject;
 }

@@ -10,6 +10,8 @@ import type { RegistryApi } from '../registry/registry-api.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import type { DispatcherApi, InvocationAudit, InvocationGuard, InvocationRefusal, InvokeOptions } from './dispatcher-api.js';
 import { ParamValidator } from './param-validator.js';
+import { buildPluginRequest } from './plugin-request.js';
+import { withParameterDefaults } from './parameter-defaults.js';
 
 /** What observers learn about each finished invocation (no parameters: they may hold personal data). */
 export interface InvocationRecord {
@@ -28,8 +30,12 @@ export interface DispatcherDeps {
   config: DispatchConfig;
   log: Logger;
   now?: () => number;
+  /** The Core's app id, sent as PluginRequest.app_id when the caller names none (config app_id). */
+  app_id?: string;
   /** Called once per invocation that reached a plugin's queue, after it ended. */
   onFinished?: (record: InvocationRecord) => void;
+  /** Called once per invocation refused before it reached a plugin (policy, validation, state, queue). */
+  onRefused?: (record: InvocationRecord) => void;
   /** Policy and confirmation, asked before anything is sent: a refusal never reaches the plugin. */
   guard?: InvocationGuard;
   /** Called once per invocation, run or refused (the audit log). Must not throw. */
@@ -105,6 +111,7 @@ export class Dispatcher implements DispatcherApi {
       if (error_code === 'busy') this.stats.rejected_busy++;
       this.deps.log.info({ request_id, plugin_id: options.plugin_id, error_code, error }, 'invocation refused');
       this.recordAudit(options, auditedCapability, error_code, 0);
+      this.reportRefusal(request_id, options.plugin_id, auditedCapability, error_code);
       return { request_id, plugin_id: options.plugin_id, success: false, error, error_code };
     };
 
@@ -126,7 +133,8 @@ export class Dispatcher implements DispatcherApi {
       const why = record.state_reason ? `: ${record.state_reason}` : '';
       return fail(code, `plugin "${record.descriptor.id}" is ${record.state}${why}`);
     }
-    const parameters = options.parameters ?? {};
+    // Defaults first, so every path (HTTP, CLI, MCP, MQTT, conversation) validates and sends the same values.
+    const parameters = withParameterDefaults(record.descriptor.config, capability, options.parameters ?? {});
     const problems = this.validator.validate(record.content_hash, capability, parameters);
     if (problems.length > 0) {
       return {
@@ -150,16 +158,16 @@ export class Dispatcher implements DispatcherApi {
 
     const timeoutSec = this.timeoutFor(record, capability, options.timeout_sec);
     const deadline = this.now() + Math.round(timeoutSec * 1000);
-    const context = options.context ?? {};
-    const request: PluginRequest = { request_id, plugin_id: record.descriptor.id, capability_id: capability.id, parameters, deadline };
-    // Assigned one by one (not spread from temporary objects): this runs for every call.
-    if (context.user_input !== undefined) request.user_input = context.user_input;
-    if (context.user_id !== undefined) request.user_id = context.user_id;
-    if (context.user_name !== undefined) request.user_name = context.user_name;
-    if (context.channel_name !== undefined) request.channel_name = context.channel_name;
-    if (context.session_id !== undefined) request.session_id = context.session_id;
-    if (context.chat_context !== undefined) request.chat_context = context.chat_context;
-    if (context.metadata !== undefined) request.metadata = context.metadata;
+    // One builder for every transport (and, later, for the short requests of small devices).
+    const request = buildPluginRequest({
+      request_id,
+      plugin_id: record.descriptor.id,
+      capability_id: capability.id,
+      parameters,
+      deadline,
+      context: options.context ?? {},
+      app_id: this.deps.app_id,
+    });
     return this.run(adapter, record, capability, request, queue, timeoutSec, options);
   }
 
@@ -174,7 +182,17 @@ export class Dispatcher implements DispatcherApi {
     this.stats.failed++;
     this.deps.log.info({ plugin_id: options.plugin_id, capability_id: capability.id, error_code: refusal.code, error: refusal.message }, 'invocation refused');
     this.recordAudit(options, capability.id, refusal.code, 0);
-    return { request_id: randomUUID(), plugin_id: options.plugin_id, success: false, error: refusal.message, error_code: refusal.code };
+    const request_id = randomUUID();
+    this.reportRefusal(request_id, options.plugin_id, capability.id, refusal.code);
+    return { request_id, plugin_id: options.plugin_id, success: false, error: refusal.message, error_code: refusal.code };
+  }
+
+  private reportRefusal(request_id: string, plugin_id: string, capability_id: string, error_code: ErrorCode): void {
+    try {
+      this.deps.onRefused?.({ request_id, plugin_id, capability_id, success: false, error_code, duration_ms: 0 });
+    } catch (err) {
+      this.deps.log.error({ err }, 'invocation observer failed');
+    }
   }
 
   /** The guard's verdict: the user the call is made for (context.user_id) and whether it was confirmed. */

@@ -20,6 +20,8 @@ export const SCHEMA_FILES = {
   control: 'control.schema.json',
   'plugin-request': 'plugin-request.schema.json',
   'plugin-result': 'plugin-result.schema.json',
+  'plugin-notify': 'plugin-notify.schema.json',
+  'plugin-notify-ack': 'plugin-notify-ack.schema.json',
   'channel-message-in': 'channel-message-in.schema.json',
   'channel-message-out': 'channel-message-out.schema.json',
   event: 'event.schema.json',

@@ -8,6 +8,8 @@ import type {
   ControlMessage,
   CoreStatusMessage,
   HeartbeatMessage,
+  PluginNotifyAck,
+  PluginNotifyMessage,
   PluginRequest,
   PluginResult,
   PluginStatusMessage,
@@ -36,6 +38,10 @@ export const topics = {
   invoke: (pluginId: string): string => `${ROOT}/plugins/invoke/${pluginId}`,
   result: (requestId: string): string => `${ROOT}/plugins/result/${requestId}`,
   control: (pluginId: string): string => `${ROOT}/plugins/control/${pluginId}`,
+  /** A plugin's message for a user outside any request. */
+  notify: (pluginId: string): string => `${ROOT}/plugins/notify/${pluginId}`,
+  /** The Core's answer to a plugin's notify. */
+  notified: (pluginId: string): string => `${ROOT}/plugins/notified/${pluginId}`,
   channelIn: (channel: string): string => `${ROOT}/channels/${channel}/in`,
   channelOut: (channel: string): string => `${ROOT}/channels/${channel}/out`,
   events: (kind: EventKind): string => `${ROOT}/events/${kind}`,
@@ -66,6 +72,7 @@ export const filters = {
   channelIn: `${ROOT}/channels/+/in`,
   register: `${ROOT}/plugins/register`,
   unregister: `${ROOT}/plugins/unregister`,
+  notify: `${ROOT}/plugins/notify/+`,
   call: `${ROOT}/call/+/+`,
   haPress: `${ROOT}/ha/plugins/+/press/+`,
 } as const;
@@ -75,11 +82,11 @@ export const haFilters = {
   discovery: (prefix: string): string => `${prefix}/device/+/config`,
 } as const;
 
-const COMMAND_KINDS: ReadonlySet<TopicKind> = new Set<TopicKind>(['register', 'unregister', 'heartbeat', 'result', 'channel/in', 'invoke', 'control']);
+const COMMAND_KINDS: ReadonlySet<TopicKind> = new Set<TopicKind>(['register', 'unregister', 'heartbeat', 'result', 'channel/in', 'invoke', 'control', 'notify']);
 
 /**
  * Commands: messages that ask for an action (register, unregister, heartbeat, a result, a user message,
- * an invocation, a control request, and anything under call/). A command is acted on once, when it is
+ * an invocation, a control request, a plugin's message for a user, and anything under call/). A command is acted on once, when it is
  * sent; a retained copy would be replayed on every subscription, so retained commands are never
  * stored by the embedded broker and never acted on by the Core, the SDK or the examples.
  */
@@ -101,6 +108,8 @@ export interface TopicPayloads {
   invoke: PluginRequest;
   result: PluginResult;
   control: ControlMessage;
+  notify: PluginNotifyMessage;
+  notified: PluginNotifyAck;
   'channel/in': ChannelMessageIn;
   'channel/out': ChannelMessageOut;
   event: JsonObject;
@@ -151,6 +160,8 @@ export function parseTopic(topic: string, haPrefix: string = HA_DEFAULT_PREFIX):
         invoke: 'invoke',
         result: 'result',
         control: 'control',
+        notify: 'notify',
+        notified: 'notified',
       };
       const kind = kinds[parts[2] ?? ''];
       if (kind) return { kind, param: parts[3] };

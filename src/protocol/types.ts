@@ -141,7 +141,12 @@ export interface PluginRequest {
   user_id?: string;
   user_name?: string;
   channel_name?: string;
+  /** The kind of channel the request came through (mqtt, http, wyoming, mcp, schedule, or what the channel said). */
+  channel_type?: string;
+  /** The assistant instance (HomeClaw's app_id); config app_id, default "homeclaw". */
+  app_id?: string;
   session_id?: string;
+  /** Recent messages of the conversation, oldest first, one "role: text" per line. */
   chat_context?: string;
   metadata?: JsonObject;
 }
@@ -179,6 +184,27 @@ export interface PluginResult {
   progress?: boolean;
 }
 
+/** A plugin's message for a user outside any request (homeclaw/plugins/notify/<plugin_id>). */
+export interface PluginNotifyMessage {
+  user_id: string;
+  text: string;
+  /** Chosen by the plugin to match the acknowledgement. */
+  notify_id?: string;
+}
+
+export type NotifyErrorCode = 'invalid' | 'forbidden' | 'no_channel' | 'failed';
+
+/** The Core's answer on homeclaw/plugins/notified/<plugin_id>. */
+export interface PluginNotifyAck {
+  ok: boolean;
+  notify_id?: string;
+  user_id?: string;
+  /** The channel the message went to. */
+  channel?: string;
+  error?: string;
+  error_code?: NotifyErrorCode;
+}
+
 export interface ChannelMessageIn {
   request_id?: string;
   user_id: string;
@@ -187,6 +213,9 @@ export interface ChannelMessageIn {
   user_name?: string;
   timezone?: string;
   location?: string;
+  /** The kind of channel, when a bridge knows it better than "mqtt" (e.g. HomeClaw's IM, EMAIL, SMS, PHONE). */
+  channel_type?: string;
+  app_id?: string;
   metadata?: JsonObject;
 }
 
@@ -195,8 +224,8 @@ export interface ChannelMessageOut {
   user_id: string;
   session_id?: string;
   text: string;
-  /** answer | question | error: lets a client render questions differently. */
-  kind: 'answer' | 'question' | 'error';
+  /** answer | question | error, or notification: a message nobody asked for (a reminder, a plugin's news). */
+  kind: 'answer' | 'question' | 'error' | 'notification';
   plugin_id?: string;
   capability_id?: string;
   metadata?: JsonObject;
@@ -213,7 +242,7 @@ export interface CallRequest {
   /** Chosen by the caller; the result comes back on homeclaw/call_result/<request_id>. */
   request_id: string;
   parameters?: JsonObject;
-  /** The user the call is made for; per-user policy applies to it. */
+  /** The user the call asks to be made for; the caller's binding decides whether it may (access/caller-bindings). */
   user_id?: string;
 }
 

@@ -17,6 +17,8 @@ export const TOPIC_SCHEMAS: Record<TopicKind, SchemaName> = {
   invoke: 'plugin-request',
   result: 'plugin-result',
   control: 'control',
+  notify: 'plugin-notify',
+  notified: 'plugin-notify-ack',
   'channel/in': 'channel-message-in',
   'channel/out': 'channel-message-out',
   event: 'event',

@@ -1,6 +1,7 @@
 // homeclaw-bus/sdk: what a plugin author imports to join a HomeClaw bus from Node.
 export { connectPlugin } from './connect-plugin.js';
 export { PluginRegistrationError } from './errors.js';
+export { PluginNotifyError } from './notifications.js';
 export { silentSdkLogger } from './default-logger.js';
 export type {
   CapabilityHandler,

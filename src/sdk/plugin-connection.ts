@@ -16,6 +16,7 @@ import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import { wireDescriptor } from './descriptor.js';
 import { PluginRegistrationError } from './errors.js';
 import { Heartbeat } from './heartbeat.js';
+import { Notifications, PluginNotifyError, type NotifyOptions } from './notifications.js';
 import { InvocationRunner, type InvokeProperties } from './invocation-runner.js';
 import { isHandledProtocolRefusal } from './mqtt-connection.js';
 import type { ParameterValidator } from './parameter-validator.js';
@@ -66,6 +67,7 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
   private readonly registration: Registration;
   private readonly heartbeat: Heartbeat;
   private readonly runner: InvocationRunner;
+  private readonly notifications: Notifications;
   /** ts of the newest Core birth seen; a newer one means the Core restarted and forgot us. */
   private lastCoreBirth: number | undefined;
   private registeredOnce = false;
@@ -103,6 +105,9 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
       stats: this.counters,
       publishResult: (result) => this.publishResult(result),
     });
+    this.notifications = new Notifications(async (message) => {
+      await this.client.publishAsync(topics.notify(this.pluginId), JSON.stringify(message), { qos: 1 });
+    });
     this.client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain, packet.properties));
     this.client.on('connect', () => void this.onConnect());
     this.client.on('reconnect', () => this.emit('reconnecting'));
@@ -117,6 +122,12 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
 
   get connected(): boolean {
     return this.client.connected;
+  }
+
+  /** Sends a user a message outside any request; resolves with the channel the Core delivered it on. */
+  async notify(userId: string, text: string, options?: NotifyOptions): Promise<{ channel: string }> {
+    if (!this.client.connected || this.closing) throw new PluginNotifyError('not connected to the broker', 'not_connected');
+    return this.notifications.send(userId, text, options);
   }
 
   stats(): PluginStats {
@@ -163,6 +174,7 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
     clearTimeout(this.retryTimer);
     this.runner.close();
     this.registration.cancel('plugin closing');
+    this.notifications.cancelAll('the plugin is closing');
     if (this.client.connected) {
       const goodbye = async (): Promise<void> => {
         const status: PluginStatusMessage = { state: 'offline', epoch: this.epoch, ts: Date.now() };
@@ -199,6 +211,7 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
         topics.registeredInvalid(),
         topics.invoke(this.pluginId),
         topics.control(this.pluginId),
+        topics.notified(this.pluginId),
         topics.coreStatus(),
       ],
       { qos: 1 },
@@ -294,6 +307,9 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
         this.onAck(topic, payload);
       } else if (topic === topics.control(this.pluginId)) {
         this.onControl(payload);
+      } else if (topic === topics.notified(this.pluginId)) {
+        const ack = this.parse('notified', payload, topic);
+        if (ack) this.notifications.onAck(ack);
       } else if (topic === topics.coreStatus()) {
         this.onCoreStatus(payload, retained);
       }
@@ -335,7 +351,7 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
     }
   }
 
-  private parse<K extends 'registered' | 'control' | 'core/status'>(kind: K, payload: Buffer, topic: string) {
+  private parse<K extends 'registered' | 'control' | 'core/status' | 'notified'>(kind: K, payload: Buffer, topic: string) {
     const parsed = parseJsonPayload(payload, this.deps.max_payload_bytes);
     if (!parsed.ok) {
       this.log.warn({ topic, errors: parsed.errors }, 'unreadable message dropped');

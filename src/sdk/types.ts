@@ -144,5 +144,11 @@ export interface ConnectedPlugin {
   off<E extends keyof PluginEvents>(event: E, listener: (...args: PluginEvents[E]) => void): this;
   /** Sends a fresh registration and waits for its ack. */
   reregister(): Promise<void>;
+  /**
+   * Sends a user a message outside any request (a reminder, an alert): the Core delivers it on the
+   * user's last channel. Resolves with that channel; rejects with PluginNotifyError (code forbidden,
+   * no_channel, invalid, failed, timeout or not_connected).
+   */
+  notify(userId: string, text: string, options?: { timeout_ms?: number }): Promise<{ channel: string }>;
   close(options?: CloseOptions): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCore, type TestCore } from '../helpers/core.js';
 import { startMosquitto, type MosquittoHandle } from '../helpers/mosquitto.js';
 import { connectTestClient, type TestClient } from '../helpers/mqtt-client.js';
+import { openSse } from '../helpers/sse-client.js';
 import { startChildPlugin, type ChildPlugin } from '../fixtures/sdk/child-plugin.js';
 import { ensureBuilt, REPO_ROOT } from '../e2e/helpers.js';
 
@@ -46,6 +47,23 @@ describe('invocation events with an external broker', () => {
       // The event would be published before the HTTP answer; a generous pause shows none comes.
       await new Promise((r) => setTimeout(r, 1000));
       expect(observer.received.filter((m) => m.topic === 'homeclaw/events/invocation')).toEqual([]);
+    });
+  });
+
+  it('reach the dashboard\'s event stream in auto mode, where they cost the broker nothing', async () => {
+    await withCore('auto', async (core, _observer, pluginId) => {
+      const stream = await openSse(`${core.httpUrl}/api/events`, { authorization: `Bearer ${core.adminToken}` });
+      try {
+        await stream.waitFor((m) => m.event === 'ready');
+        expect((await core.api('POST', `/v1/plugins/${pluginId}/tools/echo/run`, { text: 'hi' })).status).toBe(200);
+        const finished = await stream.waitFor((m) => m.event === 'invocation' && m.data.includes('invocation.finished'));
+        expect(JSON.parse(finished.data)).toMatchObject({ plugin_id: pluginId, capability_id: 'echo', success: true });
+        expect((await core.api('POST', `/v1/plugins/${pluginId}/tools/echo/run`, { text: 42 })).status).toBe(400);
+        const refused = await stream.waitFor((m) => m.event === 'invocation' && m.data.includes('invocation.refused'));
+        expect(JSON.parse(refused.data)).toMatchObject({ plugin_id: pluginId, error_code: 'invalid_params' });
+      } finally {
+        stream.close();
+      }
     });
   });
 

@@ -30,6 +30,10 @@ const publishTable: Row[] = [
   ['plugin heartbeat other', plugin, topics.heartbeat('other'), false],
   ['plugin status own (its will)', plugin, topics.status('weather'), true],
   ['plugin status other', plugin, topics.status('other'), false],
+  ['plugin notify own', plugin, topics.notify('weather'), true],
+  ['plugin notify other', plugin, topics.notify('other'), false],
+  ['plugin notified ack (the Core answers)', plugin, topics.notified('weather'), false],
+  ['channel notify', channel, topics.notify('telegram'), false],
   ['plugin result for its request', plugin, topics.result('req-weather'), true],
   ['plugin result for another plugin request', plugin, topics.result('req-other'), false],
   ['plugin result for unknown request', plugin, topics.result('req-unknown'), false],
@@ -58,6 +62,8 @@ const publishTable: Row[] = [
 
 const subscribeTable: Row[] = [
   ['plugin invoke own', plugin, topics.invoke('weather'), true],
+  ['plugin notified own', plugin, topics.notified('weather'), true],
+  ['plugin notified other', plugin, topics.notified('other'), false],
   ['plugin control own', plugin, topics.control('weather'), true],
   ['plugin registered own', plugin, topics.registered('weather'), true],
   ['plugin registered _invalid', plugin, topics.registeredInvalid(), true],

@@ -1,7 +1,7 @@
 // `homeclaw send` / `homeclaw chat` against a real broker with the engine attached.
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runChat, runSend, type ChatClientOptions } from '../../src/cli/chat.js';
+import { formatReply, runChat, runSend, type ChatClientOptions } from '../../src/cli/chat.js';
 import { buyDescriptor, ok, timeDescriptor } from '../fixtures/conversation/fakes.js';
 import { startHarness, type Harness } from '../fixtures/conversation/harness.js';
 
@@ -117,5 +117,14 @@ describe('homeclaw send / chat', () => {
     input.end('hello?\nanyone?\n');
     expect(await runChat({ url: harness.broker.url, channel: 'cli', user: 'kim', timeoutSec: 0.3 }, { input, output, errors })).toBe(2);
     expect(diagnostics()).toMatch(/No reply within 0.3 s/);
+  });
+});
+
+describe('formatReply', () => {
+  it('marks questions, errors and notifications (a reminder arriving between turns)', () => {
+    const base = { request_id: 'r', user_id: 'u', text: 'Reminder: call mom' };
+    expect(formatReply({ ...base, kind: 'notification' })).toBe('homeclaw (notification)> Reminder: call mom');
+    expect(formatReply({ ...base, kind: 'question' })).toBe('homeclaw (question)> Reminder: call mom');
+    expect(formatReply({ ...base, kind: 'answer' })).toBe('homeclaw> Reminder: call mom');
   });
 });

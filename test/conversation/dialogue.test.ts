@@ -78,6 +78,7 @@ describe('parameter dialogue, seed §7', () => {
       log: silentLogger(),
       config,
       signal: new AbortController().signal,
+      notify: async () => ({ ok: false, error: 'no notifications in this test' }),
       request: { request_id: `r${clock}`, plugin_id: 'buy', capability_id: capability.id, parameters: outcome.parameters, deadline: clock + 1000 },
     });
     clock += 1;

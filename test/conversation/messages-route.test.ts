@@ -30,7 +30,7 @@ describe('POST /api/messages', () => {
     const res = await server.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', session_id: 's', text: 'hi' } });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ request_id: 'generated', user_id: 'ann', session_id: 's', text: 'echo hi', kind: 'answer' });
-    expect(seen[0]).toEqual({ channel: 'web', user_id: 'ann', session_id: 's', text: 'hi' });
+    expect(seen[0]).toEqual({ channel: 'web', channel_type: 'http', user_id: 'ann', session_id: 's', text: 'hi' });
   });
 
   it('400 listing every problem of a bad body; the engine is not called', async () => {
@@ -41,7 +41,19 @@ describe('POST /api/messages', () => {
     expect(paths).toEqual(['/channel', '/extra', '/text', '/user_id']);
     const notObject = await server.inject({ method: 'POST', url: '/api/messages', payload: [1, 2] });
     expect(notObject.statusCode).toBe(400);
+    const badContext = await server.inject({
+      method: 'POST',
+      url: '/api/messages',
+      payload: { channel: 'web', user_id: 'ann', text: 'hi', channel_type: 'x'.repeat(65), app_id: '', metadata: [1] },
+    });
+    expect((badContext.json() as { problems: { path: string }[] }).problems.map((e) => e.path).sort()).toEqual(['/app_id', '/channel_type', '/metadata']);
     expect(seen).toHaveLength(0);
+  });
+
+  it('passes channel_type, app_id and metadata on to the engine (channel_type defaults to http)', async () => {
+    const server = await build();
+    await server.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', text: 'hi', channel_type: 'IM', app_id: 'kitchen', metadata: { chat: 7 } } });
+    expect(seen[0]).toEqual({ channel: 'web', channel_type: 'IM', app_id: 'kitchen', metadata: { chat: 7 }, user_id: 'ann', text: 'hi' });
   });
 });
 

@@ -339,7 +339,7 @@ describe('what the model is shown', () => {
         name: `Extra ${i}`,
         description: `Extra plugin number ${i} for household chores like laundry ${i} and dishes.`,
         type: 'http',
-        endpoint: `${llm.url}/extra-${i}`,
+        config: { base_url: `${llm.url}/extra-${i}` },
         health_check_url: `${llm.url}/models`,
         capabilities: [{ id: 'run', name: 'Run', description: `Do chore ${i}.`, parameters: [] }],
       });
@@ -352,8 +352,8 @@ describe('what the model is shown', () => {
     expect(shown.length).toBeGreaterThan(0);
     expect(shown.length).toBeLessThanOrEqual(core.ctx.config.retrieval.top_k);
     expect(shown).toContain('time');
-    // The tools the model gets are the two of the issue, nothing per plugin.
-    expect(requestsFor('what time is it for laundry?')[0]!.tools!.map((t) => t.function.name).sort()).toEqual(['find_plugins', 'route_to_plugin']);
+    // The tools the model gets are fixed (routing, search, profile corrections), nothing per plugin.
+    expect(requestsFor('what time is it for laundry?')[0]!.tools!.map((t) => t.function.name).sort()).toEqual(['find_plugins', 'profile_update', 'route_to_plugin']);
   });
 });
 

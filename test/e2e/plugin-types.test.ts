@@ -303,13 +303,14 @@ describe('external plugins (http, subprocess, mcp) on the real Core', () => {
     expect(forge.status).toBe(200);
     const greeter = forge.body.plugins.find((p) => p.name === 'greeter')!;
     expect(greeter).toMatchObject({ description: 'Greets people and adds numbers over HTTP.', version: '1.2.0' });
+    // ForgeSyte's shape: the parameters as a map, required unless they have a default or say otherwise.
     expect(greeter.tools['hello']).toMatchObject({
       description: 'Says hello to someone.',
-      input_schema: { type: 'object', properties: { name: { type: 'string', description: 'who to greet' } }, required: ['name'] },
+      input_schema: { name: { type: 'string', description: 'who to greet' } },
     });
-    expect(greeter.tools['add']!.input_schema).toMatchObject({ required: ['a', 'b'] });
+    expect(greeter.tools['add']!.input_schema).toEqual({ a: { type: 'number' }, b: { type: 'number' } });
     const everything = forge.body.plugins.find((p) => p.name === 'everything')!;
-    expect(everything.tools['echo']!.input_schema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } } });
+    expect(everything.tools['echo']!.input_schema).toMatchObject({ message: { type: 'string' } });
     expect(everything.tools['echo']!.input_schema['$schema']).toBeUndefined();
 
     const canonical = await core.api<Record<string, unknown> & { config: Record<string, unknown> }>('GET', '/api/plugins/greeter');
@@ -331,8 +332,7 @@ describe('external plugins (http, subprocess, mcp) on the real Core', () => {
     expect(negative).toMatchObject({ status: 400, body: { success: false, error_code: 'invalid_params' } });
     const forge = await core.api<{ plugins: { name: string; tools: Record<string, { input_schema: Record<string, unknown> }> }[] }>('GET', '/v1/plugins');
     const schema = forge.body.plugins.find((p) => p.name === 'scaler')!.tools['scale']!.input_schema;
-    expect(schema).toMatchObject({ type: 'object', properties: { factor: { type: 'number', minimum: 0 } } });
-    expect(schema['$schema']).toBeUndefined();
+    expect(schema).toEqual({ factor: { type: 'number', minimum: 0 } });
   });
 
   it('serves every capability to MCP clients at /mcp as <plugin>__<capability> and calls through the dispatcher', async () => {

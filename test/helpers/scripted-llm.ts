@@ -11,9 +11,15 @@ export interface ScriptedToolCall {
   id?: string;
 }
 
+/** Token counts reported in the response's `usage` (default: 1 prompt, 1 completion). */
+export interface ScriptedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
 export type ScriptedResponse =
-  | { text: string }
-  | { tool_calls: ScriptedToolCall[]; text?: string }
+  | { text: string; usage?: ScriptedUsage }
+  | { tool_calls: ScriptedToolCall[]; text?: string; usage?: ScriptedUsage }
   | { status: number; body?: string }
   | { hang: true };
 
@@ -113,7 +119,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
             logprobs: null,
           },
         ],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        usage: usageOf(response.usage ?? { prompt_tokens: 1, completion_tokens: 1 }),
       });
     });
   });
@@ -139,6 +145,10 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function usageOf(usage: ScriptedUsage): ScriptedUsage & { total_tokens: number } {
+  return { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {

@@ -123,12 +123,19 @@ describe('Dockerfile', () => {
               error ? reject(new Error(`tsc failed in the build stage:\n${stdout}`)) : resolve(),
             ),
           );
+          // npm run build also builds the web dashboard (build:web) from the copied web/ folder.
+          await new Promise<void>((resolve, reject) =>
+            execFile(process.execPath, [join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], { cwd: buildRoot }, (error, _stdout, stderr) =>
+              error ? reject(new Error(`the dashboard build failed in the build stage:\n${stderr}`)) : resolve(),
+            ),
+          );
         }
         // apt-get: build tools for better-sqlite3, already present wherever node_modules was installed.
       }
     }
     expect(existsSync(join(buildRoot, 'dist', 'src', 'cli.js'))).toBe(true);
     expect(existsSync(join(buildRoot, 'dist', 'plugins', 'time', 'index.js'))).toBe(true);
+    expect(existsSync(join(buildRoot, 'dist', 'web', 'index.html'))).toBe(true);
 
     // ---- runtime stage: COPY --from=build and COPY from the context, into a stand-in for /app
     const app = mkdtempSync(join(tmpdir(), 'homeclaw-docker-app-'));
@@ -184,8 +191,12 @@ describe('Dockerfile', () => {
     // The built-ins load from the runtime tree (plugins/ manifests + dist/plugins modules + topics/ schemas).
     const token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
     const plugins = (await (await fetch(`http://127.0.0.1:${httpPort}/api/plugins`, { headers: { authorization: `Bearer ${token}` } })).json()) as { plugins: { id: string; state: string }[] };
-    expect(plugins.plugins.map((p) => p.id).sort()).toEqual(['buy', 'notes', 'time', 'weather']);
+    expect(plugins.plugins.map((p) => p.id).sort()).toEqual(['buy', 'notes', 'reminders', 'time', 'weather']);
     expect((await fetch(`http://127.0.0.1:${httpPort}/api/plugins`)).status).toBe(401);
+    // The dashboard, built in the build stage, is served from the runtime tree.
+    const dashboard = await fetch(`http://127.0.0.1:${httpPort}/`);
+    expect(dashboard.status).toBe(200);
+    expect(await dashboard.text()).toContain('<div id="app"></div>');
 
     // 0.0.0.0 is not loopback: an anonymous MQTT client is refused.
     const refusal = await mqtt

@@ -56,6 +56,8 @@ describe('add-on config.yaml', () => {
   it('serves the dashboard through ingress on the port the Core listens on, watched on /healthz', () => {
     expect(config['ingress']).toBe(true);
     expect(config['ingress_port']).toBe(8765);
+    // Ingress requests act as the Core's admin: only Home Assistant administrators get the panel.
+    expect(config['panel_admin']).toBe(true);
     expect(config['watchdog']).toMatch(/^(?:https?|\[PROTO:\w+\]|tcp):\/\/\[HOST\]:(\[PORT:\d+\]|\d+).*$/);
     expect(config['watchdog']).toBe(`http://[HOST]:[PORT:${String(config['ingress_port'])}]/healthz`);
     expect(config['panel_icon']).toMatch(/^mdi:[a-z0-9-]+$/);
@@ -199,6 +201,8 @@ describe('add-on run.mjs', () => {
       HOMECLAW_ADDON_OPTIONS: optionsFile,
       HOMECLAW_DATA_DIR: dataDir,
       HOMECLAW_HTTP_PORT: String(httpPort),
+      // The Supervisor's ingress address (172.30.32.2 by default) stands in as a loopback address here.
+      HOMECLAW_INGRESS_PROXY: '127.0.0.2',
       // As root the script hands the data folder to this user and runs the Core as it, as in the image.
       ...(asRoot ? { HOMECLAW_ADDON_USER: '1000:1000' } : {}),
     });
@@ -232,6 +236,24 @@ describe('add-on run.mjs', () => {
     // options.json's log_format: json lines.
     expect(addon.output().split('\n').some((line) => line.startsWith('{') && (JSON.parse(line) as { msg?: string }).msg === 'HomeClaw Core started')).toBe(true);
     if (asRoot) expect(statSync(join(dataDir, 'homeclaw.db')).uid).toBe(1000);
+
+    // The sidebar panel: the Supervisor's requests (its address, X-Ingress-Path) act as the admin; the same
+    // headers from anywhere else do not.
+    const ingressWhoami = (localAddress: string): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        http.request({ host: '127.0.0.1', port: httpPort, path: '/api/whoami', localAddress, headers: { 'x-ingress-path': '/api/hassio_ingress/tok' } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        })
+          .on('error', reject)
+          .end();
+      });
+    const viaSupervisor = await ingressWhoami('127.0.0.2');
+    expect(viaSupervisor.status).toBe(200);
+    expect(JSON.parse(viaSupervisor.body)).toMatchObject({ kind: 'admin', via: 'ingress' });
+    expect((await ingressWhoami('127.0.0.1')).status).toBe(401);
+    expect(readFileSync(join(ADDON, 'run.mjs'), 'utf8')).toContain("'172.30.32.2'");
 
     addon.child.kill('SIGTERM');
     expect(await exited(addon.child)).toBe(0);

@@ -24,6 +24,7 @@ describe('buy plugin: place_order', () => {
       log: silentLogger(),
       config: {},
       signal,
+      notify: async () => ({ ok: false, error: 'no notifications in this test' }),
       request: {
         request_id: requestId,
         plugin_id: 'buy',

@@ -18,6 +18,7 @@ function ctx(config: PluginConfig = {}): BuiltinContext {
     log: silentLogger(),
     config,
     signal: new AbortController().signal,
+    notify: async () => ({ ok: false, error: 'no notifications in this test' }),
     request: { request_id: 'r1', plugin_id: 'time', capability_id: 'now', parameters: {}, deadline: Date.now() + 1000 },
   };
 }

@@ -135,6 +135,7 @@ describe('HomeClaw dialect', () => {
       name: 'Files',
       description: 'File access',
       type: 'mcp',
+      config: { command: 'node', args: ['files-server.js'] },
       capabilities: [
         {
           id: 'read_file',

@@ -35,6 +35,8 @@ const samples: Record<keyof typeof topics, () => string> = {
   invoke: () => topics.invoke('slack-bot'),
   result: () => topics.result('3f2c9a1e-5b7d-4c2e'),
   control: () => topics.control('weather'),
+  notify: () => topics.notify('reminders'),
+  notified: () => topics.notified('reminders'),
   channelIn: () => topics.channelIn('cli'),
   channelOut: () => topics.channelOut('telegram'),
   events: () => topics.events('registry'),
@@ -325,8 +327,8 @@ describe('topicMatches', () => {
 
 describe('isCommandTopic', () => {
   it('names the topics whose messages ask for an action, and no others', () => {
-    const commands = [topics.register(), topics.unregister(), topics.heartbeat('a'), topics.result('r1'), topics.channelIn('web'), topics.invoke('a'), topics.control('a'), `${topics.coreStatus().split('/')[0]}/call/a/b`];
-    const others = [topics.coreStatus(), topics.status('a'), topics.registered('a'), topics.registeredInvalid(), topics.channelOut('web'), topics.events('registry'), 'other/plugins/register'];
+    const commands = [topics.register(), topics.unregister(), topics.heartbeat('a'), topics.result('r1'), topics.channelIn('web'), topics.invoke('a'), topics.control('a'), topics.notify('a'), `${topics.coreStatus().split('/')[0]}/call/a/b`];
+    const others = [topics.coreStatus(), topics.status('a'), topics.registered('a'), topics.registeredInvalid(), topics.notified('a'), topics.channelOut('web'), topics.events('registry'), 'other/plugins/register'];
     for (const topic of commands) expect(isCommandTopic(topic), topic).toBe(true);
     for (const topic of others) expect(isCommandTopic(topic), topic).toBe(false);
   });

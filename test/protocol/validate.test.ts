@@ -87,7 +87,21 @@ const kinds: Record<TopicKind, KindCase> = {
   },
   'channel/out': {
     good: [{ request_id: 'abc', user_id: 'u1', text: 'Which city?', kind: 'question', plugin_id: 'weather', capability_id: 'fetch_weather' }],
-    bad: [{ value: { request_id: 'abc', user_id: 'u1', text: 'x', kind: 'shout' }, errors: [{ path: '/kind', message: 'must be one of: "answer", "question", "error"' }] }],
+    bad: [{ value: { request_id: 'abc', user_id: 'u1', text: 'x', kind: 'shout' }, errors: [{ path: '/kind', message: 'must be one of: "answer", "question", "error", "notification"' }] }],
+  },
+  notify: {
+    good: [{ user_id: 'alice', text: 'Time to call mom.' }, { user_id: 'alice', text: 'x', notify_id: 'n-1' }],
+    bad: [
+      { value: { user_id: '', text: '', extra: 1 }, errors: [
+        { path: '/user_id', message: 'must NOT have fewer than 1 characters' },
+        { path: '/text', message: 'must NOT have fewer than 1 characters' },
+        { path: '/extra', message: 'is not an allowed property' },
+      ] },
+    ],
+  },
+  notified: {
+    good: [{ ok: true, notify_id: 'n-1', user_id: 'alice', channel: 'telegram' }, { ok: false, error: 'no channel', error_code: 'no_channel' }],
+    bad: [{ value: { ok: 'yes' }, errors: [{ path: '/ok', message: 'must be boolean' }] }],
   },
   event: {
     good: [{ type: 'plugin.registered', plugin_id: 'weather', ts: now }, {}],

@@ -1,5 +1,6 @@
 // GET /api/audit (admin only): the audit log, newest first, filtered by user, plugin, channel, outcome
 // and time (since/until: "1h", "7d", an ISO date or epoch ms), at most `limit` entries (default 100).
+// GET /api/audit/last (admin only): the newest entry of each plugin (a dashboard's "last outcome").
 import type { FastifyInstance } from 'fastify';
 import { MAX_AUDIT_QUERY_LIMIT, type AuditLog, type AuditQuery } from '../../access/audit-log.js';
 import { parsePointInTime } from '../../access/time-window.js';
@@ -50,6 +51,12 @@ export function registerAuditRoutes(app: FastifyInstance, deps: AuditRoutesDeps)
     // Entries still in the write buffer belong to the answer.
     await deps.audit.flush();
     const entries = deps.audit.query(parsed.value);
+    return { entries, count: entries.length };
+  });
+
+  app.get('/api/audit/last', async () => {
+    await deps.audit.flush();
+    const entries = deps.audit.lastPerPlugin();
     return { entries, count: entries.length };
   });
 }

@@ -19,8 +19,10 @@ export interface MessageRoutesOptions {
 /** A user message as the engine takes it, plus the HTTP-only choice of an asynchronous reply. */
 type MessageBody = UserMessage & { async?: boolean };
 
-const OPTIONAL_STRINGS = ['session_id', 'user_name', 'timezone', 'location'] as const;
-const KNOWN_FIELDS = new Set(['channel', 'user_id', 'session_id', 'text', 'request_id', 'user_name', 'timezone', 'location', 'async']);
+const OPTIONAL_STRINGS = ['session_id', 'user_name', 'timezone', 'location', 'channel_type', 'app_id'] as const;
+const KNOWN_FIELDS = new Set([
+  'channel', 'user_id', 'session_id', 'text', 'request_id', 'user_name', 'timezone', 'location', 'channel_type', 'app_id', 'metadata', 'async',
+]);
 
 /** Every problem of the body at once, so a client fixes them in one go. */
 export function checkMessageBody(body: unknown): { ok: true; value: MessageBody } | { ok: false; errors: ValidationIssue[] } {
@@ -38,6 +40,14 @@ export function checkMessageBody(body: unknown): { ok: true; value: MessageBody 
   }
   for (const field of OPTIONAL_STRINGS) {
     if (value[field] !== undefined && typeof value[field] !== 'string') errors.push({ path: `/${field}`, message: `${field} must be a string` });
+  }
+  // The same bounds as channel-message-in.schema.json: these travel to every plugin called.
+  for (const [field, max] of [['channel_type', 64], ['app_id', 128]] as const) {
+    const text = value[field];
+    if (typeof text === 'string' && (text.length === 0 || text.length > max)) errors.push({ path: `/${field}`, message: `${field} must be 1-${max} characters` });
+  }
+  if (value.metadata !== undefined && (value.metadata === null || typeof value.metadata !== 'object' || Array.isArray(value.metadata))) {
+    errors.push({ path: '/metadata', message: 'metadata must be an object' });
   }
   if (value.async !== undefined && typeof value.async !== 'boolean') errors.push({ path: '/async', message: 'async must be a boolean' });
   for (const field of Object.keys(value)) {
@@ -81,6 +91,9 @@ export async function registerMessageRoutes(app: FastifyInstance, options: Messa
       ...(body.user_name !== undefined ? { user_name: body.user_name } : {}),
       ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
       ...(body.location !== undefined ? { location: body.location } : {}),
+      channel_type: body.channel_type ?? 'http',
+      ...(body.app_id !== undefined ? { app_id: body.app_id } : {}),
+      ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     });
     if (body.async === true && options.publishReply) {
       const publish = options.publishReply;

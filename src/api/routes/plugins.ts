@@ -62,13 +62,10 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     const body = request.body;
     if (!isObject(body)) return sendError(reply, 400, 'the body must be a JSON object (a plugin descriptor)');
     const problems: ValidationIssue[] = [];
-    const type = body.type;
-    if (type === undefined) problems.push({ path: '/type', message: `type is required: one of ${EXTERNAL_TYPES.join(', ')}` });
-    else if (typeof type !== 'string' || !EXTERNAL_TYPES.includes(type)) {
+    // Metadata that names no type (ForgeSyte's, RAGFlow's) describes a service over HTTP.
+    const type = body.type ?? 'http';
+    if (typeof type !== 'string' || !EXTERNAL_TYPES.includes(type)) {
       problems.push({ path: '/type', message: `type must be one of ${EXTERNAL_TYPES.join(', ')} (got ${JSON.stringify(type)})` });
-    }
-    if (type === 'http' && (typeof body.health_check_url !== 'string' || body.health_check_url === '')) {
-      problems.push({ path: '/health_check_url', message: 'health_check_url is required for http plugins' });
     }
     // An MQTT device registered once by an administrator then only heartbeats; its interval comes along.
     const { heartbeat_interval_sec: interval, ...descriptorBody } = body;
@@ -77,6 +74,10 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     }
     const normalized = normalizeDescriptor(type === 'mqtt' ? descriptorBody : body, { source: 'external', default_type: 'http' });
     if (!normalized.ok) problems.push(...normalized.errors);
+    // HomeClaw's registration API requires a health URL of http plugins; the other dialects have none.
+    else if (normalized.dialect === 'homeclaw' && normalized.descriptor.type === 'http' && !normalized.descriptor.health_check_url) {
+      problems.push({ path: '/health_check_url', message: 'health_check_url is required for http plugins' });
+    }
     if (normalized.ok && deps.checkTargets) problems.push(...(await deps.checkTargets(normalized.descriptor)));
     if (problems.length > 0 || !normalized.ok) {
       request.log.info({ problems }, 'plugin registration refused');
@@ -94,6 +95,7 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
       registered: true,
       change: outcome.change,
       dialect: normalized.dialect,
+      ...(normalized.warnings ? { warnings: normalized.warnings } : {}),
     });
   });
 
@@ -137,7 +139,7 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
       plugin_id: request.params.id,
       capability_id: request.params.tool,
       parameters: flag.parameters,
-      context: { channel_name: 'http' },
+      context: { channel_name: 'http', channel_type: 'http' },
       confirmed: flag.confirmed,
       // W3C trace context: the invocation joins the caller's trace (MQTT 5 plugins receive it).
       ...(typeof request.headers.traceparent === 'string' ? { traceparent: request.headers.traceparent } : {}),

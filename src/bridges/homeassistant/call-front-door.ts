@@ -2,9 +2,11 @@
 // Node-RED, scripts): a call on homeclaw/call/<plugin_id>/<capability_id> with {request_id, parameters,
 // user_id?} goes through the same dispatcher as the HTTP run route (validation, queues, deadlines,
 // per-user policy) and its PluginResult comes back on homeclaw/call_result/<request_id>. Who may call is
-// the broker's ACL (role "caller", or anonymous on a loopback-only broker). Bad input is answered on the
+// the broker's ACL (role "caller", or anonymous on a loopback-only broker); who a call acts for is the
+// caller's binding (src/access/caller-bindings.ts), never the payload alone. Bad input is answered on the
 // result topic when the request_id can be read, on call_result/_invalid otherwise, and logged; nothing
 // here throws into the bus.
+import type { CallerDecision, CallerInput } from '../../access/caller-bindings.js';
 import type { CoreBus, IncomingMessage } from '../../bus/core-bus.js';
 import type { DispatcherApi } from '../../dispatch/dispatcher-api.js';
 import type { Logger } from '../../log.js';
@@ -19,6 +21,8 @@ export interface CallFrontDoorDeps {
   log: Logger;
   /** Larger payloads are refused before parsing (broker.max_payload_bytes). */
   max_payload_bytes: number;
+  /** Whether the publisher may act as the call's user_id, and which user a call without one acts as. */
+  authorizeCaller: (input: CallerInput) => CallerDecision;
 }
 
 export interface CallFrontDoor {
@@ -86,15 +90,20 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
       return answerError(requestId, pluginId, `no plugin "${pluginId}" with capability "${capabilityId}": the topic must be ${topics.call('<plugin_id>', '<capability_id>')}`, 'not_found');
     }
     const call: CallRequest = validated.value;
+    const caller = deps.authorizeCaller({ ...(call.user_id !== undefined ? { user_id: call.user_id } : {}), ...(message.publisher ? { publisher: message.publisher } : {}) });
+    if (!caller.allowed) {
+      log.warn({ client_id: message.publisher?.clientId, username: message.publisher?.username, claimed: call.user_id }, 'call refused: the caller may not act as that user');
+      return answerError(requestId, pluginId, caller.reason, 'forbidden');
+    }
     const result = await dispatcher.invoke({
       plugin_id: pluginId,
       capability_id: capabilityId,
       parameters: call.parameters ?? {},
-      context: { channel_name: CALL_CHANNEL, ...(call.user_id !== undefined ? { user_id: call.user_id } : {}) },
+      context: { channel_name: CALL_CHANNEL, channel_type: 'mqtt', ...(caller.user_id !== undefined ? { user_id: caller.user_id } : {}) },
       // An MQTT 5 caller's trace context (user property traceparent): the invocation joins its trace.
       ...(typeof message.properties?.userProperties?.traceparent === 'string' ? { traceparent: message.properties.userProperties.traceparent } : {}),
     });
-    log.info({ request_id: requestId, invocation_id: result.request_id, plugin_id: pluginId, capability_id: capabilityId, success: result.success, error_code: result.error_code }, 'call answered');
+    log.info({ request_id: requestId, invocation_id: result.request_id, plugin_id: pluginId, capability_id: capabilityId, user_id: caller.user_id, success: result.success, error_code: result.error_code }, 'call answered');
     // The caller correlates by its own request_id; the dispatcher's id stays findable in the logs.
     await publish(topics.callResult(requestId), { ...result, request_id: requestId, metadata: { ...(result.metadata ?? {}), invocation_id: result.request_id } });
   }

@@ -6,6 +6,7 @@ import { normalizeHomeClaw } from './homeclaw.js';
 import { IssueList, describe, isPlainObject } from './issues.js';
 import type { Dialect, NormalizeOptions } from './normalize-options.js';
 import { normalizeRagFlow } from './ragflow.js';
+import { reachabilityProblems } from './reachability.js';
 
 export type { Dialect, NormalizeOptions } from './normalize-options.js';
 export { descriptorContentHash, canonicalJson } from './content-hash.js';
@@ -52,6 +53,8 @@ export function normalizeDescriptor(input: unknown, options: NormalizeOptions): 
   }
   const checked = validateCanonicalDescriptor(descriptor);
   if (!checked.ok) return { ok: false, errors: checked.errors };
+  const unreachable = reachabilityProblems(checked.value);
+  if (unreachable.length > 0) return { ok: false, errors: unreachable };
   const outcome: NormalizeOutcome = { ok: true, descriptor: checked.value, dialect };
   if (issues.warnings.length > 0) outcome.warnings = issues.warnings;
   return outcome;

@@ -4,6 +4,7 @@ import { PLUGIN_TYPES } from '../types.js';
 import type { PluginConfig, PluginDescriptor, PluginType } from '../types.js';
 import { FieldReader, IssueList, at, describe, isJsonValue, isPlainObject, toJsonObject } from './issues.js';
 import type { NormalizeOptions } from './normalize-options.js';
+import { checkVersion } from './semver.js';
 
 export type CommonPluginFields = Pick<
   PluginDescriptor,
@@ -18,6 +19,8 @@ export const COMMON_PLUGIN_KEYS = [
   'type',
   'health_check_url',
   'config',
+  // Shorthand for config.base_url, so metadata that names nothing else (ForgeSyte's) can say where it runs.
+  'base_url',
   // Set by the Core; ignored when a plugin sends it (reported as a warning below).
   'source',
   // Liveness envelope of a register message, read by parseRegisterMessage.
@@ -40,7 +43,8 @@ export function readCommonPluginFields(
     issues.error('/version', 'must be a string (quote it in YAML: version: "1.0")');
   } else {
     const version = fields.string('version', { nonEmpty: true });
-    if (version !== undefined) result.version = version;
+    const checked = version === undefined ? undefined : checkVersion(version, '/version', issues);
+    if (checked !== undefined) result.version = checked;
   }
   const keywords = fields.stringArray('keywords');
   if (keywords !== undefined) result.keywords = keywords;
@@ -58,13 +62,30 @@ export function readCommonPluginFields(
     const config = readPluginConfig(input['config'], '/config', issues);
     if (config) result.config = config;
   }
+  readBaseUrlShorthand(input, result, issues);
   if (input['source'] !== undefined && input['source'] !== options.source) {
     issues.warn('/source', `ignored: the Core sets source (${options.source})`);
   }
   return result;
 }
 
-function isAbsoluteHttpUrl(value: string): boolean {
+/** A top-level base_url becomes config.base_url; both given, they must agree. */
+function readBaseUrlShorthand(input: Record<string, unknown>, result: CommonPluginFields, issues: IssueList): void {
+  const value = input['base_url'];
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'string' || !isAbsoluteHttpUrl(value)) {
+    issues.error('/base_url', `must be an absolute http(s) URL, not ${describe(value)}`);
+    return;
+  }
+  const inConfig = result.config['base_url'];
+  if (inConfig !== undefined && inConfig !== value) {
+    issues.error('/base_url', `conflicts with config.base_url (${JSON.stringify(inConfig)}); give it once`);
+    return;
+  }
+  result.config = { ...result.config, base_url: value };
+}
+
+export function isAbsoluteHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:';

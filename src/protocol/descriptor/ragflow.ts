@@ -7,6 +7,7 @@ import { FieldReader, IssueList, at, isPlainObject } from './issues.js';
 import { explainBadPluginId, isCapabilityId } from './name-patterns.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { readParameter } from './parameters.js';
+import { checkVersion } from './semver.js';
 import { COMMON_PLUGIN_KEYS, readCommonPluginFields } from './plugin-fields.js';
 
 const PLUGIN_KEYS = new Set<string>(['id', 'name', 'description', 'parameters', '_version_', ...COMMON_PLUGIN_KEYS, ...CAPABILITY_EXTRA_KEYS]);
@@ -25,7 +26,10 @@ export function normalizeRagFlow(
   const common = readCommonPluginFields(input, issues, options);
   // The Python class attribute _version_ may travel as is.
   const classVersion = fields.string('_version_', { nonEmpty: true });
-  if (common.version === undefined && classVersion !== undefined) common.version = classVersion;
+  if (common.version === undefined && classVersion !== undefined) {
+    const checked = checkVersion(classVersion, '/_version_', issues);
+    if (checked !== undefined) common.version = checked;
+  }
   const parameters: ParameterSpec[] = [];
   const raw = isPlainObject(input['parameters']) ? input['parameters'] : {};
   for (const [parameterName, spec] of Object.entries(raw)) {

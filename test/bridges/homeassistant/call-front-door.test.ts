@@ -124,15 +124,15 @@ describe('front door on the embedded broker (loopback: anonymous callers)', () =
 describe('front door with credentials only (the LAN setting)', () => {
   let core: TestCore;
   const clients: TestClient[] = [];
-  const login = async (name: string, role: 'caller' | 'channel' | 'plugin'): Promise<TestClient> => {
-    const { password } = await core.ctx.credentials.add(name, role);
+  const login = async (name: string, role: 'caller' | 'channel' | 'plugin', users?: string[]): Promise<TestClient> => {
+    const { password } = await core.ctx.credentials.add(name, role, users ? { users } : {});
     const client = await connectTestClient(core.mqttUrl, { username: name, password, clientId: `${name}-client` });
     clients.push(client);
     return client;
   };
 
   beforeAll(async () => {
-    core = await startTestCore({ pluginsDir, overrides: { broker: { allow_anonymous: false } } });
+    core = await startTestCore({ pluginsDir, overrides: { broker: { allow_anonymous: false }, policy: { users: { kid: { deny: ['whoami'] } }, require_confirmation: [] } } });
   }, 30_000);
   afterAll(async () => {
     for (const client of clients) await client.end(true);
@@ -142,9 +142,52 @@ describe('front door with credentials only (the LAN setting)', () => {
   it('anonymous clients cannot connect; a caller calls and reads only its own result topic', async () => {
     await expect(connectTestClient(core.mqttUrl)).rejects.toThrow();
     const nodered = await login('nodered', 'caller');
-    expect(await call(nodered, 'whoami', 'tell', { request_id: 'nr-1', user_id: 'bob' })).toMatchObject({ success: true, text: 'asked by bob on mqtt-call' });
+    // Without --users a caller acts as the user named like its login.
+    expect(await call(nodered, 'whoami', 'tell', { request_id: 'nr-1' })).toMatchObject({ success: true, text: 'asked by nodered on mqtt-call' });
+    expect(await call(nodered, 'whoami', 'tell', { request_id: 'nr-2', user_id: 'nodered' })).toMatchObject({ success: true, text: 'asked by nodered on mqtt-call' });
     // SUBACK 0x80: mqtt.js rejects the subscription.
     await expect(nodered.client.subscribeAsync('homeclaw/call_result/+', { qos: 1 })).rejects.toThrow(/Subscribe error/);
+  });
+
+  it('a caller login cannot act for a user it is not bound to: refused with forbidden, and nothing runs', async () => {
+    const intruder = await login('scripts', 'caller');
+    const before = core.ctx.dispatcher.getStats().invoked;
+    const reply = await call(intruder, 'whoami', 'tell', { request_id: 'impersonate-1', user_id: 'alice' });
+    expect(reply).toMatchObject({ request_id: 'impersonate-1', success: false, error_code: 'forbidden' });
+    expect(reply.error).toContain('the caller login "scripts" may act only as "scripts", not as "alice"');
+    expect(core.ctx.dispatcher.getStats().invoked).toBe(before);
+  });
+
+  it('a caller bound to several users names one of them; without user_id it is refused, never run without a user', async () => {
+    const family = await login('family-scripts', 'caller', ['alice', 'bob']);
+    expect(await call(family, 'whoami', 'tell', { request_id: 'fam-1', user_id: 'bob' })).toMatchObject({ success: true, text: 'asked by bob on mqtt-call' });
+    const before = core.ctx.dispatcher.getStats().invoked;
+    const unnamed = await call(family, 'whoami', 'tell', { request_id: 'fam-2' });
+    expect(unnamed).toMatchObject({ success: false, error_code: 'forbidden' });
+    expect(unnamed.error).toContain('acts for several users ("alice", "bob"): name one of them in user_id');
+    expect((await call(family, 'whoami', 'tell', { request_id: 'fam-3', user_id: 'mallory' })).error).toContain('may act only as "alice", "bob", not as "mallory"');
+    expect(core.ctx.dispatcher.getStats().invoked).toBe(before);
+  });
+
+  it("a caller bound to one user stays under that user's policy when it leaves user_id out", async () => {
+    const kids = await login('kids-tablet', 'caller', ['kid']);
+    const reply = await call(kids, 'whoami', 'tell', { request_id: 'kid-1' });
+    expect(reply).toMatchObject({ success: false, error_code: 'forbidden' });
+    expect(reply.error).toContain('user "kid" is not allowed to use whoami.tell');
+  });
+
+  it('a caller bound to "*" may name anyone, and without user_id runs without a user', async () => {
+    const automations = await login('automations', 'caller', ['*']);
+    expect(await call(automations, 'whoami', 'tell', { request_id: 'any-1', user_id: 'carol' })).toMatchObject({ success: true, text: 'asked by carol on mqtt-call' });
+    expect(await call(automations, 'whoami', 'tell', { request_id: 'any-2' })).toMatchObject({ success: true, text: 'asked by nobody on mqtt-call' });
+  });
+
+  it('caller bindings are listed with the credential and validated', async () => {
+    expect(core.ctx.credentials.get('nodered')?.users).toEqual(['nodered']);
+    await expect(core.ctx.credentials.add('empty-binding', 'caller', { users: [] })).rejects.toThrow(/at least one user/);
+    await expect(core.ctx.credentials.add('plugin-with-users', 'plugin', { users: ['alice'] })).rejects.toThrow(/a plugin credential cannot have users/);
+    const listed = await core.api<{ credentials: { name: string; users?: string[] }[] }>('GET', '/api/credentials');
+    expect(listed.body.credentials.find((c) => c.name === 'family-scripts')?.users).toEqual(['alice', 'bob']);
   });
 
   it('channel and plugin logins cannot call: their calls are dropped and nothing runs', async () => {
@@ -207,6 +250,16 @@ describe('front door on Mosquitto with the documented ACL', () => {
   it('a caller user calls and gets the result', async () => {
     const automations = await login('automations');
     expect(await call(automations, 'time', 'now', { request_id: 'ext-1', parameters: { timezone: 'UTC' } })).toMatchObject({ request_id: 'ext-1', success: true });
+  });
+
+  it('the Core cannot tell external callers apart: they act as "household" unless access.callers.users says otherwise', async () => {
+    const automations = await login('automations');
+    expect(await call(automations, 'whoami', 'tell', { request_id: 'ext-who-1' })).toMatchObject({ success: true, text: 'asked by household on mqtt-call' });
+    const before = core.ctx.dispatcher.getStats().invoked;
+    const impersonation = await call(automations, 'whoami', 'tell', { request_id: 'ext-who-2', user_id: 'alice' });
+    expect(impersonation).toMatchObject({ success: false, error_code: 'forbidden' });
+    expect(impersonation.error).toContain('callers on the external broker may act only as "household", not as "alice"; bind users in access.callers.users');
+    expect(core.ctx.dispatcher.getStats().invoked).toBe(before);
   });
 
   it('channel and plugin users cannot call', async () => {

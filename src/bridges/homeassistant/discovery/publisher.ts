@@ -201,7 +201,7 @@ export class DiscoveryPublisher {
       this.log.warn({ topic: message.topic, reason: problem }, 'Home Assistant button press ignored');
       return;
     }
-    const result = await this.deps.dispatcher.invoke({ plugin_id: pluginId, capability_id: capabilityId, parameters: {}, context: { channel_name: 'homeassistant' } });
+    const result = await this.deps.dispatcher.invoke({ plugin_id: pluginId, capability_id: capabilityId, parameters: {}, context: { channel_name: 'homeassistant', channel_type: 'homeassistant' } });
     const fields = { plugin_id: pluginId, capability_id: capabilityId, request_id: result.request_id, success: result.success, error_code: result.error_code };
     if (result.success) this.log.info(fields, 'Home Assistant button press invoked the capability');
     else this.log.warn({ ...fields, error: result.error }, 'Home Assistant button press failed');

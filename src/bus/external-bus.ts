@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { connect, type IClientOptions, type IClientPublishOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient, type IPublishPacket, type Packet } from 'mqtt';
+import { connect, type IClientOptions, type IClientPublishOptions, type IClientSubscribeOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient, type IPublishPacket, type Packet } from 'mqtt';
 import type { Logger } from '../log.js';
 import { describeReasonCode, isProtocolVersionRefusal, NO_MATCHING_SUBSCRIBERS } from '../protocol/mqtt-reason-codes.js';
 import { isCommandTopic, topicMatches, topics } from '../protocol/topics.js';
@@ -42,7 +42,17 @@ export interface ExternalBusOptions {
 interface FilterEntry {
   handlers: Set<MessageHandler>;
   qos: 0 | 1;
+  /**
+   * MQTT 5 Subscription Identifier of this filter. An MQTT 5 broker (Mosquitto) delivers a message once
+   * per matching subscription, each copy tagged with its subscription's identifier, so a copy is handed
+   * only to the handlers of the filter it was sent for; otherwise a message matching two of the Core's
+   * filters would be handled twice by each.
+   */
+  id: number;
 }
+
+/** Subscription Identifiers run from 1 to 268,435,455 (a variable byte integer). */
+const MAX_SUBSCRIPTION_ID = 268_435_455;
 
 export class ExternalBus implements CoreBus {
   readonly embedded = false;
@@ -51,6 +61,9 @@ export class ExternalBus implements CoreBus {
   private readonly log: Logger;
   private readonly options: ExternalBusOptions;
   private readonly filters = new Map<string, FilterEntry>();
+  private lastSubscriptionId = 0;
+  /** False when the broker's CONNACK says it does not support Subscription Identifiers. */
+  private subscriptionIdsAvailable = true;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private failedAttempts = 0;
   private connectedOnce = false;
@@ -155,13 +168,13 @@ export class ExternalBus implements CoreBus {
     if (this.closing) throw new Error('bus is closed');
     let entry = this.filters.get(filter);
     if (!entry) {
-      entry = { handlers: new Set(), qos: 1 };
+      entry = { handlers: new Set(), qos: 1, id: this.nextSubscriptionId() };
       this.filters.set(filter, entry);
       entry.handlers.add(handler);
       // While disconnected the filter is only recorded: onConnect subscribes every recorded filter.
       if (this.client.connected) {
         try {
-          await this.subscribeOnBroker(filter, entry.qos);
+          await this.subscribeOnBroker(filter, entry);
         } catch (error) {
           entry.handlers.delete(handler);
           if (entry.handlers.size === 0) this.filters.delete(filter);
@@ -244,6 +257,7 @@ export class ExternalBus implements CoreBus {
     // loopback also wakes the broker), and without the stream's cost for each small piece of a packet.
     if (stream instanceof Writable) collectWrites(stream);
     this.maxPacketBytes = connack.properties?.maximumPacketSize;
+    this.subscriptionIdsAvailable = connack.properties?.subscriptionIdentifiersAvailable !== false;
     this.disconnectReason = undefined;
     // Request/response over QoS 1 stalls ~40 ms per hop on Nagle + delayed ACK without this.
     if (stream instanceof Socket) stream.setNoDelay(true);
@@ -254,7 +268,7 @@ export class ExternalBus implements CoreBus {
     this.log.info({ url: redactUrl(this.options.url), reconnect, mqtt: this.protocolVersion === 5 ? '5' : '3.1.1' }, 'connected to external broker');
     // With a clean session the broker forgot every subscription: make them again.
     for (const [filter, entry] of this.filters) {
-      this.subscribeOnBroker(filter, entry.qos).catch((error: unknown) => {
+      this.subscribeOnBroker(filter, entry).catch((error: unknown) => {
         this.log.error({ err: error, filter }, 'resubscribe failed');
       });
     }
@@ -307,8 +321,9 @@ export class ExternalBus implements CoreBus {
     if (packet.properties) message.properties = messageProperties(packet.properties);
     this.traffic.received++;
     this.traffic.received_bytes += payload.length;
+    const sentFor = subscriptionIds(packet.properties?.subscriptionIdentifier);
     for (const [filter, entry] of this.filters) {
-      if (!topicMatches(filter, topic)) continue;
+      if (sentFor ? !sentFor.includes(entry.id) : !topicMatches(filter, topic)) continue;
       for (const handler of entry.handlers) {
         try {
           const returned: unknown = handler(message);
@@ -322,10 +337,17 @@ export class ExternalBus implements CoreBus {
     }
   };
 
-  private async subscribeOnBroker(filter: string, qos: 0 | 1): Promise<void> {
+  private nextSubscriptionId(): number {
+    this.lastSubscriptionId = this.lastSubscriptionId >= MAX_SUBSCRIPTION_ID ? 1 : this.lastSubscriptionId + 1;
+    return this.lastSubscriptionId;
+  }
+
+  private async subscribeOnBroker(filter: string, entry: FilterEntry): Promise<void> {
     let refusedCode: number | undefined;
+    const options: IClientSubscribeOptions = { qos: entry.qos };
+    if (this.client.options.protocolVersion === 5 && this.subscriptionIdsAvailable) options.properties = { subscriptionIdentifier: entry.id };
     try {
-      const granted = await this.client.subscribeAsync(filter, { qos });
+      const granted = await this.client.subscribeAsync(filter, options);
       refusedCode = granted.find((grant) => grant.qos >= 0x80)?.qos;
     } catch (error) {
       // mqtt.js rejects a refusal with the SUBACK attached: its reason codes (MQTT 5) or 0x80 (3.1.1).
@@ -388,4 +410,10 @@ function redactUrl(url: string): string {
   } catch {
     return '(unparsable url)';
   }
+}
+
+/** The Subscription Identifiers a message was sent for (one or several), or undefined when it carries none. */
+function subscriptionIds(value: number | number[] | undefined): readonly number[] | undefined {
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value : [value];
 }

@@ -119,7 +119,7 @@ export function buildProgram(): Command {
 
   plugins
     .command('register <file>')
-    .description('register an external plugin (http | subprocess | mcp) from a YAML or JSON descriptor')
+    .description('register an external plugin (http | subprocess | mcp | mqtt) from a YAML or JSON descriptor')
     .action(async (file: string) => {
       const descriptor = readDescriptorFile(file);
       const res = await withClient((c) => c.request<{ plugin_id?: string; change?: string }>('POST', '/api/plugins/register', descriptor));

@@ -20,6 +20,7 @@ import { createHttpAdapter } from './adapters/http.js';
 import { McpAdapter } from './adapters/mcp.js';
 import { createSubprocessAdapter } from './adapters/subprocess.js';
 import { SelfTargetGuard } from './adapters/self-target.js';
+import { DEFAULT_DESCRIPTOR_FETCH_LIMITS, DescriptorFetcher } from './adapters/descriptor-fetch.js';
 import { registerMcpRoutes } from './api/routes/mcp.js';
 import { registerMessageRoutes } from './api/routes/messages.js';
 import { registerSearchRoutes } from './api/routes/search.js';
@@ -311,6 +312,8 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       mayUsePluginId,
       claimPluginId: (publisher, pluginId, currentOwner) =>
         mayClaimPluginId(currentOwner, publisher, pluginId) && registry.transfer(pluginId, ownerOf(publisher)).ok,
+      // Registration by reference: the same guard as HTTP plugins, so a device cannot point it at the Core.
+      descriptorFetcher: new DescriptorFetcher(selfTarget, { ...DEFAULT_DESCRIPTOR_FETCH_LIMITS, max_bytes: config.broker.max_payload_bytes }),
     });
     await lifecycle.start();
     started.push({ name: 'mqtt-lifecycle', stop: () => lifecycle.stop() });

@@ -102,12 +102,12 @@ async function comparePaths(label: string, baselineName: string, coreName: strin
   return rows;
 }
 
-export function coreConfig(dataDir: string, brokerUrl?: string, extra: Record<string, unknown> = {}) {
+export function coreConfig(dataDir: string, brokerUrl?: string, extra: Record<string, unknown> = {}, protocolVersion: 5 | '3.1.1' = 5) {
   const loaded = loadConfig({
     env: {},
     overrides: {
       data_dir: dataDir,
-      broker: { port: 0, ws_port: 0, ...(brokerUrl ? { url: brokerUrl } : {}) },
+      broker: { port: 0, ws_port: 0, ...(brokerUrl ? { url: brokerUrl, protocol_version: protocolVersion } : {}) },
       http: { port: 0, admin_token: 'bench-admin-token-0123456789' },
       plugins: { dir: mkdtempSync(join(tmpdir(), 'bench-plugins-')), hot_reload: false },
       retrieval: { enabled: false },
@@ -144,26 +144,16 @@ async function settle(): Promise<void> {
   gc?.();
 }
 
-export async function runCoreBusBench(options: { total?: number; plugins?: number } = {}): Promise<string> {
+export async function runCoreBusBench(options: { total?: number; plugins?: number; rss?: boolean } = {}): Promise<string> {
   const total = options.total ?? 6000;
   const pluginCount = options.plugins ?? 1000;
   const rows: (string | number)[][] = [];
+  const cpuRows: (string | number)[][] = [];
   const out: string[] = [];
 
   // 0. RSS per idle connected plugin, first, on a fresh Core (later runs leave garbage that skews RSS).
-  const rssDir = mkdtempSync(join(tmpdir(), 'bench-core-rss-'));
-  const rssCore = await startCore({ config: coreConfig(rssDir), log: silentLogger() });
-  await settle();
-  const rssBefore = process.memoryUsage().rss;
-  const fleet = await spawnReady([join(fixtures, 'echo-plugins.mjs'), `mqtt://127.0.0.1:${rssCore.mqttPort}`, String(pluginCount), '5'], 300_000);
-  await new Promise((r) => setTimeout(r, 6000)); // a full heartbeat round for every plugin
-  await settle();
-  const rssAfter = process.memoryUsage().rss;
-  const online = rssCore.ctx.registry.list().filter((r) => r.state === 'online').length;
-  const childRss = Number(fleet.line.split(' ')[1] ?? 0);
-  await stopChild(fleet.child);
-  await rssCore.stop();
-  rmSync(rssDir, { recursive: true, force: true });
+  let rss: { online: number; before: number; after: number; childRss: number } | undefined;
+  if (options.rss !== false) rss = await measureIdleRss(pluginCount);
 
   // 1. Embedded: bare Aedes baseline vs the Core, measured in alternating blocks.
   const bare = await bareAedes();
@@ -188,11 +178,21 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
     const extCore = await startCore({ config: coreConfig(extDir, mosquitto.url), log: silentLogger() });
     const mBase = await barePath(mosquitto.url);
     const mCore = await corePath(extCore, mosquitto.url);
-    rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode) -> SDK plugin', mBase, mCore, total)));
+    rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 5) -> SDK plugin', mBase, mCore, total)));
+    cpuRows.push(['baseline: mqtt.js requester', await cpuPerCall(mBase.op, total)], ['Core (external mode, MQTT 5)', await cpuPerCall(mCore.op, total)]);
     await mCore.close();
-    await mBase.close();
     await extCore.stop();
     rmSync(extDir, { recursive: true, force: true });
+    // The same Core speaking 3.1.1 to the broker: what MQTT 5 (expiry, traceparent, reason codes) costs.
+    const oldDir = mkdtempSync(join(tmpdir(), 'bench-core-ext311-'));
+    const oldCore = await startCore({ config: coreConfig(oldDir, mosquitto.url, {}, '3.1.1'), log: silentLogger() });
+    const oldPath = await corePath(oldCore, mosquitto.url);
+    rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 3.1.1) -> SDK plugin', mBase, oldPath, total)));
+    cpuRows.push(['Core (external mode, MQTT 3.1.1)', await cpuPerCall(oldPath.op, total)]);
+    await oldPath.close();
+    await mBase.close();
+    await oldCore.stop();
+    rmSync(oldDir, { recursive: true, force: true });
     external = 'ok';
   } finally {
     await mosquitto.stop();
@@ -203,12 +203,46 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
   out.push('');
   out.push(`Targets: Core p50 <= 1.3x baseline p50; throughput at 64 >= 0.8x baseline. External broker: ${external}.`);
   out.push('');
-  out.push(`### Idle plugins: ${pluginCount} SDK plugins connected and heartbeating every 5 s`);
-  out.push(
-    markdownTable(
-      ['plugins online', 'Core RSS before MB', 'Core RSS after MB', 'Core RSS per plugin KB', 'plugin process RSS per plugin KB'],
-      [[online, rssBefore / 1048576, rssAfter / 1048576, (rssAfter - rssBefore) / 1024 / pluginCount, childRss / 1024 / pluginCount]],
-    ),
-  );
+  if (cpuRows.length > 0) {
+    out.push(`### CPU of this process per call through Mosquitto (concurrency 64, ${total} calls): the requester, or the whole Core`);
+    out.push(markdownTable(['path', 'CPU us per call'], cpuRows));
+    out.push('');
+  }
+  if (rss) {
+    out.push(`### Idle plugins: ${pluginCount} SDK plugins connected and heartbeating every 5 s`);
+    out.push(
+      markdownTable(
+        ['plugins online', 'Core RSS before MB', 'Core RSS after MB', 'Core RSS per plugin KB', 'plugin process RSS per plugin KB'],
+        [[rss.online, rss.before / 1048576, rss.after / 1048576, (rss.after - rss.before) / 1024 / pluginCount, rss.childRss / 1024 / pluginCount]],
+      ),
+    );
+  }
   return out.join('\n');
+}
+
+/** The Core's RSS before and after `pluginCount` SDK plugins connect and heartbeat every 5 s. */
+async function measureIdleRss(pluginCount: number): Promise<{ online: number; before: number; after: number; childRss: number }> {
+  const rssDir = mkdtempSync(join(tmpdir(), 'bench-core-rss-'));
+  const rssCore = await startCore({ config: coreConfig(rssDir), log: silentLogger() });
+  await settle();
+  const rssBefore = process.memoryUsage().rss;
+  const fleet = await spawnReady([join(fixtures, 'echo-plugins.mjs'), `mqtt://127.0.0.1:${rssCore.mqttPort}`, String(pluginCount), '5'], 300_000);
+  await new Promise((r) => setTimeout(r, 6000)); // a full heartbeat round for every plugin
+  await settle();
+  const rssAfter = process.memoryUsage().rss;
+  const online = rssCore.ctx.registry.list().filter((r) => r.state === 'online').length;
+  const childRss = Number(fleet.line.split(' ')[1] ?? 0);
+  await stopChild(fleet.child);
+  await rssCore.stop();
+  rmSync(rssDir, { recursive: true, force: true });
+  return { online, before: rssBefore, after: rssAfter, childRss };
+}
+
+/** CPU time (user + system) of this process per call, at concurrency 64: less sensitive to a busy machine than latency. */
+async function cpuPerCall(op: () => Promise<void>, total: number): Promise<number> {
+  await measure(op, 500, 64);
+  const before = process.cpuUsage();
+  await measure(op, total, 64);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / total;
 }

@@ -13,7 +13,8 @@ import { runStallBench } from './stall.js';
 
 type Suite = () => Promise<string>;
 
-// `--rounds N`: rounds of the stall suite (default 2); `--no-rss` skips its 1,000-plugin memory step.
+// `--rounds N`: rounds of the stall suite (default 2); `--no-rss` skips the 1,000-plugin memory steps
+// of the stall and core suites.
 const roundsFlag = process.argv.indexOf('--rounds');
 
 // `--dataset DIR` points the retrieval suites at other data in the MetaTool layout.
@@ -21,7 +22,7 @@ const datasetFlag = process.argv.indexOf('--dataset');
 const dataset = resolve(datasetFlag >= 0 ? (process.argv[datasetFlag + 1] ?? '') : '../shared/datasets/metatool');
 
 const suites: Record<string, Suite> = {
-  core: () => runCoreBusBench(),
+  core: () => runCoreBusBench({ rss: !process.argv.includes('--no-rss') }),
   adapters: () => runAdaptersBench(),
   'retrieval-quality': () => runRetrievalQualityBench(dataset),
   'retrieval-scale': () => runRetrievalScaleBench(dataset),

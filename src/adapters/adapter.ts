@@ -16,6 +16,8 @@ export interface AdapterCall {
    * the signal only when an adapter reads it, which costs more than a fast call). Use whenAborted().
    */
   onAbort?(listener: () => void): void;
+  /** The caller's W3C traceparent, when it gave one (InvokeOptions.traceparent). */
+  traceparent?: string;
 }
 
 /** Calls `listener` once when the call is aborted, the cheapest way the caller offers. */

@@ -12,6 +12,9 @@ import type { RegistrationAck, ValidationIssue } from '../protocol/types.js';
 import { dedupeIssues, parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import { diskFullMessage } from '../disk-full.js';
+import { UNCLAIMED_OWNER } from '../access/plugin-claims.js';
+import type { FetchedDescriptor } from './descriptor-fetch.js';
+import { isReference, ReferenceRegistrations } from './mqtt-register-reference.js';
 
 export interface MqttLifecycleDeps {
   bus: CoreBus;
@@ -26,7 +29,17 @@ export interface MqttLifecycleDeps {
    * client held, claimed by a credential that lists it); true when the id is now the publisher's.
    */
   claimPluginId?: (publisher: PublisherIdentity | undefined, pluginId: string, currentOwner: string) => boolean;
+  /** Fetches the descriptor of a registration by reference; absent: such registrations are refused. */
+  descriptorFetcher?: { fetch(url: string): Promise<FetchedDescriptor> };
   now?: () => number;
+}
+
+/** A registration waiting its turn: as received, or already parsed (a descriptor fetched by reference). */
+interface QueuedRegistration {
+  message: IncomingMessage;
+  body?: Record<string, unknown>;
+  /** Where a fetched descriptor came from, named in its errors. */
+  origin?: string;
 }
 
 /** At most one reregister request per id in this window, so a confused plugin cannot make the Core spam. */
@@ -34,17 +47,30 @@ const CONTROL_COOLDOWN_MS = 5_000;
 
 export class MqttLifecycle {
   private readonly lastSeen = new Map<string, number>();
+  /**
+   * The newest heartbeat epoch of plugins registered without one (by an administrator over HTTP, for a
+   * device that only heartbeats): a will from an older connection is then recognised as stale.
+   */
+  private readonly heartbeatEpochs = new Map<string, number>();
   private readonly lastControl = new Map<string, number>();
   private readonly unsubscribers: (() => Promise<void>)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
   /** Registrations waiting their turn: one is handled per event-loop turn (see queueRegistration). */
-  private readonly registrations: IncomingMessage[] = [];
+  private readonly registrations: QueuedRegistration[] = [];
+  private readonly references: ReferenceRegistrations;
   private registering = false;
   readonly counters = { rejected: 0, acked: 0, heartbeats: 0, stale_wills_ignored: 0, reregister_sent: 0 };
 
   constructor(private readonly deps: MqttLifecycleDeps) {
     this.now = deps.now ?? Date.now;
+    this.references = new ReferenceRegistrations({
+      ...(deps.descriptorFetcher ? { fetcher: deps.descriptorFetcher } : {}),
+      ...(deps.mayUsePluginId ? { mayUsePluginId: deps.mayUsePluginId } : {}),
+      log: deps.log,
+      reject: (pluginId, errors, message, replyOnInvalid) => this.reject(pluginId, errors, message, replyOnInvalid),
+      register: (message, body, origin) => this.enqueue({ message, body, origin }),
+    });
   }
 
   async start(): Promise<void> {
@@ -53,7 +79,7 @@ export class MqttLifecycle {
       fn(m).catch((err: unknown) => this.deps.log.error({ err, topic: m.topic }, 'lifecycle handler failed'));
     };
     this.unsubscribers.push(
-      await bus.subscribe(filters.register, (m) => this.queueRegistration(m)),
+      await bus.subscribe(filters.register, (m) => this.enqueue({ message: m })),
       await bus.subscribe(filters.unregister, guard((m) => this.onUnregister(m))),
       await bus.subscribe(filters.status, guard((m) => this.onStatus(m))),
       await bus.subscribe(filters.heartbeat, guard((m) => this.onHeartbeat(m))),
@@ -109,26 +135,31 @@ export class MqttLifecycle {
    * the event loop, in arrival order, lets invocations and HTTP requests in between instead of waiting
    * for the whole burst.
    */
-  private queueRegistration(message: IncomingMessage): void {
-    this.registrations.push(message);
+  private enqueue(registration: QueuedRegistration): void {
+    this.registrations.push(registration);
     if (this.registering) return;
     this.registering = true;
     setImmediate(this.nextRegistration);
   }
 
   private readonly nextRegistration = (): void => {
-    const message = this.registrations.shift();
-    if (message) {
-      this.onRegister(message).catch((err: unknown) => this.deps.log.error({ err, topic: message.topic }, 'lifecycle handler failed'));
+    const next = this.registrations.shift();
+    if (next) {
+      this.onRegister(next).catch((err: unknown) => this.deps.log.error({ err, topic: next.message.topic }, 'lifecycle handler failed'));
     }
     if (this.registrations.length > 0) setImmediate(this.nextRegistration);
     else this.registering = false;
   };
 
-  private async onRegister(message: IncomingMessage): Promise<void> {
-    const parsed = parseJsonPayload(message.payload, this.deps.max_payload_bytes);
-    if (!parsed.ok) return this.reject(null, parsed.errors, message);
-    const body = parsed.value;
+  private async onRegister({ message, body: fetched, origin }: QueuedRegistration): Promise<void> {
+    let body = fetched;
+    if (!body) {
+      const parsed = parseJsonPayload(message.payload, this.deps.max_payload_bytes);
+      if (!parsed.ok) return this.reject(null, parsed.errors, message);
+      body = parsed.value;
+      // The descriptor is fetched off this queue; the fetched one comes back through it.
+      if (isReference(body)) return this.references.resolve(message, body);
+    }
     const rawId = typeof body.id === 'string' ? body.id : typeof body.plugin_id === 'string' ? body.plugin_id : typeof body.name === 'string' ? body.name : null;
     const errors: ValidationIssue[] = [];
     const envelope = validatePayload('register', body);
@@ -138,7 +169,11 @@ export class MqttLifecycle {
     if (!normalized.ok) errors.push(...normalized.errors);
     const forbiddenId = rawId !== null && isPluginId(rawId) && this.deps.mayUsePluginId !== undefined && !this.deps.mayUsePluginId(message.publisher, rawId);
     if (forbiddenId) errors.push({ path: '/id', message: `this client's credentials do not allow the plugin id "${rawId}"` });
-    if (errors.length > 0 || !normalized.ok) return this.reject(rawId, dedupeIssues(errors), message, forbiddenId);
+    if (errors.length > 0 || !normalized.ok) {
+      const found = dedupeIssues(errors);
+      if (origin) found.unshift({ path: '/descriptor_url', message: `the descriptor at ${origin} is invalid; the paths below are in that document` });
+      return this.reject(rawId, found, message, forbiddenId);
+    }
     const descriptor = normalized.descriptor;
     const owner = ownerOf(message.publisher);
     const current = this.deps.registry.get(descriptor.id);
@@ -176,6 +211,7 @@ export class MqttLifecycle {
     const outcome = this.deps.registry.unregister(pluginId, ownerOf(message.publisher));
     if (!outcome.ok) return this.reject(pluginId, [{ path: '/plugin_id', message: outcome.error }], message);
     this.lastSeen.delete(pluginId);
+    this.heartbeatEpochs.delete(pluginId);
     // Clear the retained status so a later subscriber does not see a ghost.
     await this.deps.bus.publish(topics.status(pluginId), '', { qos: 1, retain: true });
   }
@@ -204,10 +240,11 @@ export class MqttLifecycle {
       this.deps.log.warn({ plugin_id: pluginId, client: message.publisher.clientId, username: message.publisher.username }, 'status from a non-owner ignored');
       return;
     }
-    if (record.epoch !== undefined && valid.value.epoch < record.epoch) {
-      // The will of an earlier connection arriving after the plugin re-registered: not news.
+    const current = record.epoch ?? this.heartbeatEpochs.get(pluginId);
+    if (current !== undefined && valid.value.epoch < current) {
+      // The will of an earlier connection arriving after the plugin re-registered (or rebooted): not news.
       this.counters.stale_wills_ignored++;
-      this.deps.log.info({ plugin_id: pluginId, epoch: valid.value.epoch, current: record.epoch }, 'stale will ignored');
+      this.deps.log.info({ plugin_id: pluginId, epoch: valid.value.epoch, current }, 'stale will ignored');
       return;
     }
     this.lastSeen.delete(pluginId);
@@ -226,11 +263,24 @@ export class MqttLifecycle {
       this.deps.log.warn({ plugin_id: pluginId, errors: valid.errors }, 'invalid heartbeat dropped');
       return;
     }
-    const record = this.deps.registry.get(pluginId);
+    let record = this.deps.registry.get(pluginId);
     if (!record || record.descriptor.type !== 'mqtt') {
       return this.requestReregister(pluginId, 'heartbeat from an unregistered plugin');
     }
-    if (record.epoch !== undefined && valid.value.epoch !== record.epoch) {
+    if (record.owner === UNCLAIMED_OWNER) {
+      // Registered by an administrator for a device that only heartbeats: its first heartbeat claims it.
+      if (!this.deps.claimPluginId?.(message.publisher, pluginId, record.owner)) {
+        this.deps.log.warn({ plugin_id: pluginId, client: message.publisher?.clientId, username: message.publisher?.username }, 'heartbeat for an unclaimed plugin id from a client that may not use it ignored');
+        return;
+      }
+      this.deps.log.info({ plugin_id: pluginId, owner: ownerOf(message.publisher) }, 'plugin id claimed by its device (first heartbeat)');
+      record = this.deps.registry.get(pluginId) ?? record;
+    }
+    if (record.epoch === undefined) {
+      const newest = this.heartbeatEpochs.get(pluginId);
+      if (newest !== undefined && valid.value.epoch < newest) return; // an old connection's heartbeat
+      this.heartbeatEpochs.set(pluginId, valid.value.epoch);
+    } else if (valid.value.epoch !== record.epoch) {
       if (valid.value.epoch > record.epoch) return this.requestReregister(pluginId, 'heartbeat from a newer epoch');
       return; // an old connection's heartbeat
     }

@@ -1,13 +1,19 @@
 // Invocation of plugins connected over MQTT: PluginRequest on invoke/<id>, PluginResult correlated
-// by request_id on result/<request_id>.
+// by request_id on result/<request_id>. On an MQTT 5 session the request also carries a message expiry
+// (the time left to its deadline, so a session that reconnects late never receives a stale command) and
+// its W3C traceparent as a user property, and a broker that says nobody subscribes ends the call at once.
 import type { CoreBus, IncomingMessage } from '../bus/core-bus.js';
 import { ownerOf } from '../bus/core-bus.js';
+import { PacketTooLargeError } from '../bus/mqtt5-session.js';
 import type { Logger } from '../log.js';
 import { isRequestId } from '../protocol/ids.js';
+import { describeReasonCode, NO_MATCHING_SUBSCRIBERS } from '../protocol/mqtt-reason-codes.js';
 import { filters, parseTopic, topics } from '../protocol/topics.js';
+import { invocationTraceparent } from '../protocol/trace-context.js';
 import type { PluginResult } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import { whenAborted, type AdapterCall, type PluginAdapter } from './adapter.js';
+import { mqttRequestPayload } from './mqtt-request.js';
 
 interface Pending {
   plugin_id: string;
@@ -46,7 +52,7 @@ export class MqttAdapter implements PluginAdapter {
 
   async invoke(call: AdapterCall): Promise<PluginResult> {
     const { request, record } = call;
-    const payload = JSON.stringify(request);
+    const payload = mqttRequestPayload(request, call.capability);
     const limit = this.deps.max_payload_bytes;
     // A UTF-8 byte is at most 3 per UTF-16 unit: only a payload that could be too large is measured.
     if (payload.length * 3 > limit) {
@@ -68,16 +74,35 @@ export class MqttAdapter implements PluginAdapter {
         if (this.pending.delete(request.request_id)) this.remember(request.request_id);
       });
     });
+    const topic = topics.invoke(record.descriptor.id);
+    const bus = this.deps.bus;
     try {
-      await this.deps.bus.publish(topics.invoke(record.descriptor.id), payload, { qos: 1 });
+      if (bus.protocolVersion === 5 && bus.publishWithReceipt) {
+        const receipt = await bus.publishWithReceipt(topic, payload, {
+          qos: 1,
+          // Whole seconds, rounded up: the broker may keep it up to a second past the deadline, never less.
+          expirySec: Math.max(1, Math.ceil((request.deadline - Date.now()) / 1000)),
+          userProperties: { traceparent: invocationTraceparent(request.request_id, call.traceparent) },
+        });
+        if (receipt.noSubscribers) return this.endUnsent(call, result, noSubscriber(record.descriptor.id, topic));
+      } else {
+        await bus.publish(topic, payload, { qos: 1 });
+      }
     } catch (err) {
-      // Unless the connection-lost handler already answered it, the call ends with the publish error.
-      if (!this.pending.delete(request.request_id)) return result;
-      this.remember(request.request_id);
       const message = err instanceof Error ? err.message : String(err);
-      return { request_id: request.request_id, plugin_id: record.descriptor.id, success: false, error: `could not send the request to plugin ${record.descriptor.id}: ${message}`, error_code: 'adapter_error' };
+      if (err instanceof PacketTooLargeError) return this.endUnsent(call, result, { error: `request to plugin ${record.descriptor.id}: ${message}`, error_code: 'invalid_params' });
+      return this.endUnsent(call, result, { error: `could not send the request to plugin ${record.descriptor.id}: ${message}`, error_code: 'adapter_error' });
     }
     return result;
+  }
+
+  /** A call whose request did not reach the plugin ends with this failure (unless something ended it first). */
+  private endUnsent(call: AdapterCall, result: Promise<PluginResult>, failure: Pick<PluginResult, 'error' | 'error_code'>): Promise<PluginResult> | PluginResult {
+    const { request_id } = call.request;
+    // Unless the connection-lost handler already answered it, the call ends with this failure.
+    if (!this.pending.delete(request_id)) return result;
+    this.remember(request_id);
+    return { request_id, plugin_id: call.record.descriptor.id, success: false, ...failure };
   }
 
   private failPending(reason: string): void {
@@ -172,4 +197,12 @@ export class MqttAdapter implements PluginAdapter {
     this.stopWatchingConnection?.();
     await this.unsubscribe?.();
   }
+}
+
+/** The broker delivered the request to nobody (MQTT 5 PUBACK reason 0x10): the plugin is not connected. */
+function noSubscriber(pluginId: string, topic: string): Pick<PluginResult, 'error' | 'error_code'> {
+  return {
+    error: `plugin ${pluginId} is not connected: no client subscribes to ${topic} (the broker answered ${describeReasonCode(NO_MATCHING_SUBSCRIBERS)})`,
+    error_code: 'offline',
+  };
 }

@@ -60,6 +60,8 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
   // The liveness envelope belongs to MQTT registration; over HTTP the Core polls health instead.
   delete registerProperties['epoch'];
   delete registerProperties['heartbeat_interval_sec'];
+  // Registration by reference is how a small device registers itself over MQTT; over HTTP the descriptor comes in the body.
+  delete registerProperties['descriptor_url'];
   const pluginState = { enum: ['online', 'stale', 'offline', 'error'] };
 
   return {
@@ -81,10 +83,13 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         'An external plugin descriptor in any accepted dialect (HomeClaw, ForgeSyte, RAGFlow; see the register component), ' +
         'with the adapter type (default http). http plugins need config.base_url (or the top-level base_url shorthand; ' +
         'HomeClaw registrations also health_check_url); subprocess plugins config.command (and args); mcp plugins ' +
-        'config.command (stdio) or config.transport sse | streamable-http with config.url. A missing one is named in problems.',
+        'config.command (stdio) or config.transport sse | streamable-http with config.url. A missing one is named in problems. ' +
+        "mqtt: a device registered once by an administrator that then only heartbeats; it waits offline until the first " +
+        'heartbeat of a client allowed the id, which then owns it.',
       properties: {
         ...registerProperties,
-        type: { enum: ['http', 'subprocess', 'mcp'], default: 'http' },
+        type: { enum: ['http', 'subprocess', 'mcp', 'mqtt'], default: 'http' },
+        heartbeat_interval_sec: { type: 'number', exclusiveMinimum: 0, description: 'mqtt only: how often the device heartbeats.' },
         version: { type: 'string', description: 'Semantic version; "1.0" and "v2" are read as 1.0.0 and 2.0.0 (with a warning).' },
         base_url: { type: 'string', format: 'uri', description: 'Shorthand for config.base_url.' },
         description_long: { type: 'string' },
@@ -447,7 +452,7 @@ function paths(): JsonObject {
       }),
     },
     '/api/plugins/register': {
-      post: operation('registerPlugin', 'Register or update an external plugin (http, subprocess, mcp)', ['plugins'], {
+      post: operation('registerPlugin', 'Register or update an external plugin (http, subprocess, mcp, or an mqtt device that only heartbeats)', ['plugins'], {
         requestBody: body(ref('RegisterPluginRequest'), 'A plugin descriptor in any accepted dialect.'),
         responses: {
           '200': ok('An existing registration was updated (or unchanged).', ref('RegisterPluginResponse')),

@@ -10,6 +10,15 @@ export interface IncomingMessage {
    */
   publisher?: PublisherIdentity;
   retain: boolean;
+  /** MQTT 5 properties of the message, when the Core's session is MQTT 5 and the publisher set any. */
+  properties?: MessageProperties;
+}
+
+export interface MessageProperties {
+  /** Seconds left before the broker would have discarded the message (Message Expiry Interval). */
+  expirySec?: number;
+  /** User properties, e.g. traceparent (a name sent twice arrives as a list). */
+  userProperties?: Record<string, string | string[]>;
 }
 
 export interface PublisherIdentity {
@@ -32,6 +41,19 @@ export interface PublisherIdentity {
 export interface PublishOptions {
   qos?: 0 | 1;
   retain?: boolean;
+  /**
+   * MQTT 5 only (ignored on 3.1.1 sessions and by the embedded broker): the broker discards the message
+   * if it cannot deliver it within this many seconds, e.g. to a session that is offline.
+   */
+  expirySec?: number;
+  /** MQTT 5 only, ignored otherwise: user properties sent with the message. */
+  userProperties?: Record<string, string>;
+}
+
+/** What the broker said about a publish it accepted (MQTT 5 sessions only; otherwise nothing). */
+export interface PublishReceipt {
+  /** PUBACK reason 0x10: no client subscribes to the topic, so nobody receives the message. */
+  noSubscribers?: boolean;
 }
 
 export type MessageHandler = (message: IncomingMessage) => void;
@@ -57,7 +79,12 @@ export interface CoreBus {
   readonly embedded: boolean;
   /** Message and byte counts of the Core's publishes and deliveries (see BusTraffic). */
   readonly traffic?: BusTraffic;
+  /** Resolves when the broker accepted the message (QoS 1: its PUBACK); rejects when it refused it. */
   publish(topic: string, payload: string | Buffer, options?: PublishOptions): Promise<void>;
+  /** publish() that also tells what the broker said about the message (external MQTT 5 sessions). */
+  publishWithReceipt?(topic: string, payload: string | Buffer, options?: PublishOptions): Promise<PublishReceipt>;
+  /** The MQTT version of the Core's session with an external broker (5 or 4 = 3.1.1); absent when embedded. */
+  readonly protocolVersion?: 4 | 5;
   /** Handlers run isolated: a throwing handler is logged, never propagated to the broker. */
   subscribe(filter: string, handler: MessageHandler): Promise<() => Promise<void>>;
   /**

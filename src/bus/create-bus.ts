@@ -52,6 +52,7 @@ export async function createBus(options: CreateBusOptions): Promise<CreatedBus> 
       url: config.broker.url,
       username: config.broker.username,
       password: config.broker.password,
+      protocolVersion: config.broker.protocol_version === '3.1.1' ? 4 : 5,
       log,
       willPayload: options.willPayload ?? defaultWill,
       birthPayload: options.birthPayload,

@@ -3,10 +3,15 @@
 // the guarantees the embedded ACL gives (docs/external-broker-acl.md).
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
-import { connect, type IClientOptions, type MqttClient, type IPublishPacket } from 'mqtt';
+import { Writable } from 'node:stream';
+import { connect, type IClientOptions, type IClientPublishOptions, type IClientSubscribeOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient, type IPublishPacket, type Packet } from 'mqtt';
 import type { Logger } from '../log.js';
+import { describeReasonCode, isProtocolVersionRefusal, NO_MATCHING_SUBSCRIBERS } from '../protocol/mqtt-reason-codes.js';
 import { isCommandTopic, topicMatches, topics } from '../protocol/topics.js';
-import { emptyTraffic, type CoreBus, type IncomingMessage, type MessageHandler, type PublishOptions } from './core-bus.js';
+import { emptyTraffic, type CoreBus, type IncomingMessage, type MessageHandler, type PublishOptions, type PublishReceipt } from './core-bus.js';
+import { DELIVERED, messageProperties, NO_SUBSCRIBERS, oversize, publishProperties, ReasonLog } from './mqtt5-session.js';
+import { RetainedCommandCleaner } from './retained-commands.js';
+import { collectWrites } from './write-collector.js';
 
 export interface ExternalBusOptions {
   url: string;
@@ -27,12 +32,27 @@ export interface ExternalBusOptions {
   /** How long connect() waits for the first CONNACK before giving up. */
   connectTimeoutMs?: number;
   keepaliveSec?: number;
+  /**
+   * MQTT version to speak: 5 (default) or 4 (3.1.1). A broker that refuses 5 in its CONNACK (3.1.1 brokers
+   * answer "unacceptable protocol version") is connected to again with 3.1.1, and that is logged once.
+   */
+  protocolVersion?: 4 | 5;
 }
 
 interface FilterEntry {
   handlers: Set<MessageHandler>;
   qos: 0 | 1;
+  /**
+   * MQTT 5 Subscription Identifier of this filter. An MQTT 5 broker (Mosquitto) delivers a message once
+   * per matching subscription, each copy tagged with its subscription's identifier, so a copy is handed
+   * only to the handlers of the filter it was sent for; otherwise a message matching two of the Core's
+   * filters would be handled twice by each.
+   */
+  id: number;
 }
+
+/** Subscription Identifiers run from 1 to 268,435,455 (a variable byte integer). */
+const MAX_SUBSCRIPTION_ID = 268_435_455;
 
 export class ExternalBus implements CoreBus {
   readonly embedded = false;
@@ -41,19 +61,26 @@ export class ExternalBus implements CoreBus {
   private readonly log: Logger;
   private readonly options: ExternalBusOptions;
   private readonly filters = new Map<string, FilterEntry>();
+  private lastSubscriptionId = 0;
+  /** False when the broker's CONNACK says it does not support Subscription Identifiers. */
+  private subscriptionIdsAvailable = true;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private failedAttempts = 0;
   private connectedOnce = false;
   private closing = false;
   /** Rejecters of publishes awaiting their PUBACK, failed when the connection drops. */
   private readonly inFlight = new Set<(error: Error) => void>();
-  /** Command topics whose retained message the Core just cleared: the broker echoes the empty message once. */
-  private readonly clearing = new Set<string>();
   /** Told when a session with the broker that was up drops. */
   private readonly connectionLostListeners = new Set<(reason: string) => void>();
   private sessionUp = false;
-  /** Command topics already reported as retained, so a topic is logged once, not at every reconnect. */
-  private readonly reportedRetained = new Set<string>();
+  private readonly retainedCommands: RetainedCommandCleaner;
+  private readonly reasons: ReasonLog;
+  /** The CONNACK's Maximum Packet Size of the current MQTT 5 session, if the broker announced one. */
+  private maxPacketBytes: number | undefined;
+  /** Reason code of the PUBACK being handled; read by its publish callback, which runs in the same call. */
+  private pubackReason: number | undefined;
+  /** Why the broker last disconnected the Core (an MQTT 5 DISCONNECT), for the connection-lost reason. */
+  private disconnectReason: string | undefined;
 
   /** Connects and resolves after the first CONNACK; rejects (and stops retrying) on timeout or refusal. */
   static async connect(options: ExternalBusOptions): Promise<ExternalBus> {
@@ -70,8 +97,12 @@ export class ExternalBus implements CoreBus {
   private constructor(options: ExternalBusOptions) {
     this.options = options;
     this.log = options.log.child({ component: 'external-bus' });
+    this.reasons = new ReasonLog(this.log);
+    this.retainedCommands = new RetainedCommandCleaner(this.log, (topic, done) =>
+      this.client.publish(topic, '', { qos: 1, retain: true }, (error) => done(error)),
+    );
     const clientOptions: IClientOptions = {
-      protocolVersion: 4,
+      protocolVersion: options.protocolVersion ?? 5,
       clientId: options.clientId ?? `homeclaw-core-${randomBytes(6).toString('hex')}`,
       clean: true,
       keepalive: options.keepaliveSec ?? 30,
@@ -80,6 +111,9 @@ export class ExternalBus implements CoreBus {
       resubscribe: false,
       connectTimeout: options.connectTimeoutMs ?? 15_000,
       will: { topic: topics.coreStatus(), payload: Buffer.from(options.willPayload()), qos: 1, retain: true },
+      // mqtt.js traces every step of every packet through `debug`; a no-op costs nothing per call. With
+      // DEBUG set (e.g. DEBUG=mqttjs*) its tracing stays on for troubleshooting.
+      ...(process.env.DEBUG ? {} : { log: noTrace }),
     };
     if (options.username) clientOptions.username = options.username;
     if (options.password) clientOptions.password = options.password;
@@ -87,24 +121,46 @@ export class ExternalBus implements CoreBus {
     this.client.on('connect', this.onConnect);
     this.client.on('close', this.onClose);
     this.client.on('message', this.onMessage);
-    this.client.on('packetreceive', this.coalesceWrites);
-    this.client.on('packetsend', this.coalesceWrites);
-    this.client.on('error', (error) => this.log.warn({ err: error.message, url: redactUrl(options.url) }, 'broker connection error'));
+    this.client.on('packetreceive', this.onPacketReceive);
+    this.client.on('disconnect', this.onDisconnectPacket);
+    this.client.on('error', this.onError);
+  }
+
+  /** The MQTT version of the current (or last) session: 5, or 4 (3.1.1) when the broker refused 5. */
+  get protocolVersion(): 4 | 5 {
+    return this.client.options.protocolVersion === 5 ? 5 : 4;
   }
 
   publish(topic: string, payload: string | Buffer, options: PublishOptions = {}): Promise<void> {
+    return new Promise((resolve, reject) => this.send(topic, payload, options, () => resolve(), reject));
+  }
+
+  publishWithReceipt(topic: string, payload: string | Buffer, options: PublishOptions = {}): Promise<PublishReceipt> {
+    return new Promise((resolve, reject) => this.send(topic, payload, options, resolve, reject));
+  }
+
+  private send(topic: string, payload: string | Buffer, options: PublishOptions, resolve: (receipt: PublishReceipt) => void, reject: (error: Error) => void): void {
     // Failing fast beats queueing: an invoke published minutes late, after a reconnect, would arrive past
     // its deadline, while the dispatcher can answer a failed publish at once.
-    if (!this.client.connected) return Promise.reject(new Error('not connected to the external MQTT broker'));
+    if (!this.client.connected) return reject(new Error('not connected to the external MQTT broker'));
+    const qos = options.qos ?? 1;
+    const publishOptions: IClientPublishOptions = { qos, retain: options.retain ?? false };
+    if (this.client.options.protocolVersion === 5) {
+      const properties = publishProperties(options);
+      if (properties) publishOptions.properties = properties;
+      const tooLarge = oversize(topic, payload, qos, options, this.maxPacketBytes);
+      if (tooLarge) return reject(tooLarge);
+    }
     this.traffic.published++;
     this.traffic.published_bytes += typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-    return new Promise((resolve, reject) => {
-      this.inFlight.add(reject);
-      this.client.publish(topic, payload, { qos: options.qos ?? 1, retain: options.retain ?? false }, (error) => {
-        this.inFlight.delete(reject);
-        if (error) reject(error);
-        else resolve();
-      });
+    this.inFlight.add(reject);
+    this.client.publish(topic, payload, publishOptions, (error) => {
+      this.inFlight.delete(reject);
+      // A QoS 0 callback runs when the packet is written: there is no PUBACK, so no reason to read.
+      const reason = qos === 1 ? this.pubackReason : undefined;
+      this.pubackReason = undefined;
+      if (error) reject(this.publishRefusal(topic, error));
+      else resolve(reason === NO_MATCHING_SUBSCRIBERS ? NO_SUBSCRIBERS : DELIVERED);
     });
   }
 
@@ -112,13 +168,13 @@ export class ExternalBus implements CoreBus {
     if (this.closing) throw new Error('bus is closed');
     let entry = this.filters.get(filter);
     if (!entry) {
-      entry = { handlers: new Set(), qos: 1 };
+      entry = { handlers: new Set(), qos: 1, id: this.nextSubscriptionId() };
       this.filters.set(filter, entry);
       entry.handlers.add(handler);
       // While disconnected the filter is only recorded: onConnect subscribes every recorded filter.
       if (this.client.connected) {
         try {
-          await this.subscribeOnBroker(filter, entry.qos);
+          await this.subscribeOnBroker(filter, entry);
         } catch (error) {
           entry.handlers.delete(handler);
           if (entry.handlers.size === 0) this.filters.delete(filter);
@@ -177,8 +233,9 @@ export class ExternalBus implements CoreBus {
         resolve();
       };
       const onError = (error: Error & { code?: unknown }): void => {
-        // A CONNACK refusal (bad credentials, not authorised) will not improve by retrying.
-        if (typeof error.code === 'number') {
+        // A CONNACK refusal (bad credentials, not authorised) will not improve by retrying; a refused
+        // protocol version is retried with 3.1.1 (onError).
+        if (typeof error.code === 'number' && error !== this.protocolRefusal) {
           cleanup();
           reject(new Error(`external MQTT broker ${redactUrl(this.options.url)} refused the connection: ${error.message}`));
         }
@@ -193,18 +250,25 @@ export class ExternalBus implements CoreBus {
     });
   }
 
-  private readonly onConnect = (): void => {
+  private readonly onConnect = (connack: IConnackPacket): void => {
     const stream: unknown = this.client.stream;
+    // Packets written in one event-loop turn leave in one write: the PUBACK of a result and the next
+    // invoke, or many invokes and acks under load, instead of one write system call each (which on
+    // loopback also wakes the broker), and without the stream's cost for each small piece of a packet.
+    if (stream instanceof Writable) collectWrites(stream);
+    this.maxPacketBytes = connack.properties?.maximumPacketSize;
+    this.subscriptionIdsAvailable = connack.properties?.subscriptionIdentifiersAvailable !== false;
+    this.disconnectReason = undefined;
     // Request/response over QoS 1 stalls ~40 ms per hop on Nagle + delayed ACK without this.
     if (stream instanceof Socket) stream.setNoDelay(true);
     const reconnect = this.connectedOnce;
     this.connectedOnce = true;
     this.sessionUp = true;
     this.failedAttempts = 0;
-    this.log.info({ url: redactUrl(this.options.url), reconnect }, 'connected to external broker');
+    this.log.info({ url: redactUrl(this.options.url), reconnect, mqtt: this.protocolVersion === 5 ? '5' : '3.1.1' }, 'connected to external broker');
     // With a clean session the broker forgot every subscription: make them again.
     for (const [filter, entry] of this.filters) {
-      this.subscribeOnBroker(filter, entry.qos).catch((error: unknown) => {
+      this.subscribeOnBroker(filter, entry).catch((error: unknown) => {
         this.log.error({ err: error, filter }, 'resubscribe failed');
       });
     }
@@ -222,7 +286,9 @@ export class ExternalBus implements CoreBus {
     this.inFlight.clear();
     if (this.sessionUp) {
       this.sessionUp = false;
-      const reason = this.closing ? 'the Core is closing its broker connection' : `the connection to ${redactUrl(this.options.url)} closed`;
+      const reason = this.closing
+        ? 'the Core is closing its broker connection'
+        : (this.disconnectReason ?? `the connection to ${redactUrl(this.options.url)} closed`);
       for (const listener of this.connectionLostListeners) {
         try {
           listener(reason);
@@ -249,13 +315,15 @@ export class ExternalBus implements CoreBus {
   };
 
   private readonly onMessage = (topic: string, payload: Buffer, packet: IPublishPacket): void => {
-    if (packet.retain && isCommandTopic(topic)) return this.clearRetainedCommand(topic, payload);
-    if (payload.length === 0 && this.clearing.size > 0 && this.clearing.delete(topic)) return;
+    if (packet.retain && isCommandTopic(topic)) return this.retainedCommands.clear(topic, payload);
+    if (this.retainedCommands.isEchoOfClearing(topic, payload)) return;
     const message: IncomingMessage = { topic, payload, publisher: undefined, retain: packet.retain };
+    if (packet.properties) message.properties = messageProperties(packet.properties);
     this.traffic.received++;
     this.traffic.received_bytes += payload.length;
+    const sentFor = subscriptionIds(packet.properties?.subscriptionIdentifier);
     for (const [filter, entry] of this.filters) {
-      if (!topicMatches(filter, topic)) continue;
+      if (sentFor ? !sentFor.includes(entry.id) : !topicMatches(filter, topic)) continue;
       for (const handler of entry.handlers) {
         try {
           const returned: unknown = handler(message);
@@ -269,58 +337,69 @@ export class ExternalBus implements CoreBus {
     }
   };
 
-  /**
-   * A retained command was stored by the broker and is being replayed: it was acted on when it was sent,
-   * so it is ignored and removed (an empty retained message deletes it) so that no later subscription
-   * replays it again.
-   */
-  private clearRetainedCommand(topic: string, payload: Buffer): void {
-    if (payload.length === 0) return;
-    if (this.reportedRetained.size >= MAX_TRACKED_TOPICS) this.reportedRetained.clear();
-    if (!this.reportedRetained.has(topic)) {
-      this.reportedRetained.add(topic);
-      this.log.warn({ topic, bytes: payload.length }, 'retained command ignored and cleared: commands are acted on only when sent');
+  private nextSubscriptionId(): number {
+    this.lastSubscriptionId = this.lastSubscriptionId >= MAX_SUBSCRIPTION_ID ? 1 : this.lastSubscriptionId + 1;
+    return this.lastSubscriptionId;
+  }
+
+  private async subscribeOnBroker(filter: string, entry: FilterEntry): Promise<void> {
+    let refusedCode: number | undefined;
+    const options: IClientSubscribeOptions = { qos: entry.qos };
+    if (this.client.options.protocolVersion === 5 && this.subscriptionIdsAvailable) options.properties = { subscriptionIdentifier: entry.id };
+    try {
+      const granted = await this.client.subscribeAsync(filter, options);
+      refusedCode = granted.find((grant) => grant.qos >= 0x80)?.qos;
+    } catch (error) {
+      // mqtt.js rejects a refusal with the SUBACK attached: its reason codes (MQTT 5) or 0x80 (3.1.1).
+      const granted = (error as { packet?: { granted?: unknown } }).packet?.granted;
+      const code = Array.isArray(granted) ? granted.find((grant): grant is number => typeof grant === 'number' && grant >= 0x80) : undefined;
+      if (code === undefined) throw error;
+      refusedCode = code;
     }
-    if (this.clearing.size >= MAX_TRACKED_TOPICS) this.clearing.clear();
-    this.clearing.add(topic);
-    this.client.publish(topic, '', { qos: 1, retain: true }, (error) => {
-      if (error) {
-        this.clearing.delete(topic);
-        this.log.warn({ topic, err: error.message }, 'could not clear a retained command (check the broker ACL)');
+    if (refusedCode === undefined) return;
+    this.reasons.refused('subscribe', refusedCode, { filter });
+    throw new Error(`external MQTT broker refused the subscription to ${filter}: ${describeReasonCode(refusedCode)} (check its ACL)`);
+  }
+
+  private readonly onPacketReceive = (packet: Packet): void => {
+    if (packet.cmd === 'puback') this.pubackReason = packet.reasonCode;
+  };
+
+  /** A refused publish names the broker's reason (MQTT 5 PUBACK reason code) and is logged. */
+  private publishRefusal(topic: string, error: Error & { code?: unknown }): Error {
+    if (typeof error.code !== 'number') return error;
+    this.reasons.refused('publish', error.code, { topic });
+    return new Error(`the broker refused the message on ${topic}: ${describeReasonCode(error.code)}`);
+  }
+
+  /** An MQTT 5 broker says why it closes the session (session taken over, server shutting down...). */
+  private readonly onDisconnectPacket = (packet: IDisconnectPacket): void => {
+    const code = packet.reasonCode ?? 0;
+    const said = packet.properties?.reasonString ? `: ${packet.properties.reasonString}` : '';
+    this.disconnectReason = `the broker disconnected the Core: ${describeReasonCode(code)}${said}`;
+    this.log.warn({ url: redactUrl(this.options.url), reason: describeReasonCode(code), reason_code: code, reason_string: packet.properties?.reasonString }, 'the broker disconnected the Core');
+  };
+
+  /** The CONNACK error that refused MQTT 5, handled by falling back rather than failing the connection. */
+  private protocolRefusal: Error | undefined;
+  private readonly onError = (error: Error & { code?: unknown }): void => {
+    if (isProtocolVersionRefusal(error) && this.client.options.protocolVersion === 5) {
+      // The broker speaks only 3.1.1: the reconnect that follows the refusal uses 3.1.1, for good.
+      this.client.options.protocolVersion = 4;
+      if (!this.protocolRefusal) {
+        this.protocolRefusal = error;
+        this.log.warn(
+          { url: redactUrl(this.options.url), connack: error.message, code: error.code },
+          'the broker refused MQTT 5 (CONNACK: unacceptable protocol version); connecting with MQTT 3.1.1 instead: no message expiry, no user properties, no reason codes',
+        );
       }
-    });
-  }
-
-  /**
-   * Packets written during one turn of the event loop leave in one write: the PUBACK of a result and the
-   * next invoke, or many invokes and acks under load, instead of one write system call each (which on
-   * loopback also wakes the broker). The socket is corked when a packet arrives or is sent and uncorked
-   * in the check phase of the same turn, so no packet waits longer than the turn it was written in.
-   */
-  private corked: { uncork(): void } | undefined;
-  private readonly coalesceWrites = (): void => {
-    if (this.corked) return;
-    const stream = this.client.stream as { cork?: () => void; uncork?: () => void; destroyed?: boolean } | undefined;
-    if (!stream || typeof stream.cork !== 'function' || typeof stream.uncork !== 'function' || stream.destroyed) return;
-    stream.cork();
-    this.corked = stream as { uncork(): void };
-    setImmediate(this.uncorkWrites);
+      return;
+    }
+    this.log.warn({ err: error.message, code: error.code, url: redactUrl(this.options.url) }, 'broker connection error');
   };
-  private readonly uncorkWrites = (): void => {
-    const stream = this.corked;
-    this.corked = undefined;
-    stream?.uncork();
-  };
-
-  private async subscribeOnBroker(filter: string, qos: 0 | 1): Promise<void> {
-    const granted = await this.client.subscribeAsync(filter, { qos });
-    const refused = granted.find((grant) => grant.qos === 128);
-    if (refused) throw new Error(`external MQTT broker refused the subscription to ${filter} (check its ACL)`);
-  }
 }
 
-/** Bound on the per-topic bookkeeping of retained commands, which a client could otherwise grow at will. */
-const MAX_TRACKED_TOPICS = 1_000;
+const noTrace = (): void => undefined;
 
 /** Broker URLs may carry user:password; never log those. */
 function redactUrl(url: string): string {
@@ -331,4 +410,10 @@ function redactUrl(url: string): string {
   } catch {
     return '(unparsable url)';
   }
+}
+
+/** The Subscription Identifiers a message was sent for (one or several), or undefined when it carries none. */
+function subscriptionIds(value: number | number[] | undefined): readonly number[] | undefined {
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value : [value];
 }

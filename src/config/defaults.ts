@@ -10,6 +10,7 @@ export const DEFAULT_CONFIG: CoreConfig = {
     url: null,
     username: null,
     password: null,
+    protocol_version: 5,
     host: '127.0.0.1',
     port: 1883,
     ws_port: 9001,

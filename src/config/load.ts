@@ -16,7 +16,7 @@ type Env = Record<string, string | undefined>;
 type Tree = Record<string, unknown>;
 
 /** Environment variable → config path and how to read it. */
-const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | 'bool' | 'int' | 'number' }[] = [
+const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | 'bool' | 'int' | 'number' | 'mqtt_version' }[] = [
   { name: 'HOMECLAW_DATA_DIR', path: ['data_dir'], kind: 'string' },
   { name: 'HOMECLAW_LOG_LEVEL', path: ['log_level'], kind: 'string' },
   { name: 'HOMECLAW_LOG_FORMAT', path: ['log_format'], kind: 'string' },
@@ -26,6 +26,7 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_BROKER_URL', path: ['broker', 'url'], kind: 'string' },
   { name: 'HOMECLAW_BROKER_USERNAME', path: ['broker', 'username'], kind: 'string' },
   { name: 'HOMECLAW_BROKER_PASSWORD', path: ['broker', 'password'], kind: 'string' },
+  { name: 'HOMECLAW_BROKER_PROTOCOL_VERSION', path: ['broker', 'protocol_version'], kind: 'mqtt_version' },
   { name: 'HOMECLAW_HTTP_HOST', path: ['http', 'host'], kind: 'string' },
   { name: 'HOMECLAW_HTTP_PORT', path: ['http', 'port'], kind: 'port' },
   { name: 'HOMECLAW_ADMIN_TOKEN', path: ['http', 'admin_token'], kind: 'string' },
@@ -87,6 +88,12 @@ function envLayer(env: Env, errors: ValidationIssue[]): Tree {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     if (kind === 'string') setPath(layer, path, raw);
+    else if (kind === 'mqtt_version') {
+      // "5" is the number 5 in the file's terms; 3.1.1 stays a string (it is no number).
+      if (raw.trim() === '5') setPath(layer, path, 5);
+      else if (raw.trim() === '3.1.1') setPath(layer, path, '3.1.1');
+      else errors.push({ path: `env:${name}`, message: `must be 5 or 3.1.1, got "${raw}"` });
+    }
     else if (kind === 'bool') {
       if (!/^(true|false|1|0|yes|no)$/i.test(raw)) errors.push({ path: `env:${name}`, message: `must be true or false, got "${raw}"` });
       else setPath(layer, path, /^(true|1|yes)$/i.test(raw));

@@ -24,6 +24,7 @@ export const CONFIG_SCHEMA = obj({
     url: { type: ['string', 'null'], pattern: '^(mqtts?|wss?|tcp)://' },
     username: nullableStr,
     password: nullableStr,
+    protocol_version: { enum: [5, '3.1.1'] },
     host: str,
     port,
     ws_port: port,

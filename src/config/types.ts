@@ -5,6 +5,11 @@ export interface BrokerConfig {
   url: string | null;
   username: string | null;
   password: string | null;
+  /**
+   * External broker: the MQTT version the Core speaks, 5 (message expiry, user properties, reason codes)
+   * or '3.1.1'. With 5, a broker that refuses it is connected to with 3.1.1 instead.
+   */
+  protocol_version: 5 | '3.1.1';
   host: string;
   port: number;
   /** WebSocket listener port; 0 disables it. */

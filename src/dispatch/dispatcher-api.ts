@@ -27,6 +27,11 @@ export interface InvokeOptions {
   timeout_sec?: number;
   /** The caller confirmed this very call (a capability that requires confirmation refuses without it). */
   confirmed?: boolean;
+  /**
+   * The caller's W3C trace context (`traceparent`), e.g. from an HTTP request's header: the invocation
+   * joins that trace. Without it each invocation starts its own trace, named after its request id.
+   */
+  traceparent?: string;
 }
 
 /**

@@ -291,6 +291,7 @@ export class Dispatcher implements DispatcherApi {
         record,
         capability,
         request,
+        traceparent: options.traceparent,
         get signal(): AbortSignal {
           if (!controller) {
             controller = new AbortController();

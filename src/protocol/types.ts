@@ -52,6 +52,11 @@ export interface CapabilitySpec {
   timeout_sec?: number;
   /** The action has effects worth a second thought (unlocking, buying, deleting): always confirmed first. */
   requires_confirmation?: boolean;
+  /**
+   * The capability needs the long optional context of a request (user_input, chat_context, metadata...).
+   * MQTT plugins get it only then, so a short request fits a small device; other transports always do.
+   */
+  wants_context?: boolean;
 }
 
 /** Plugin config: type-specific settings plus the parameter defaults of the seed. Never sent to the LLM. */

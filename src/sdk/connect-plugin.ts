@@ -6,7 +6,7 @@ import type { PluginStatusMessage } from '../protocol/types.js';
 import { stderrLogger } from './default-logger.js';
 import { checkHandlers, prepareDescriptor } from './descriptor.js';
 import { PluginRegistrationError } from './errors.js';
-import { createMqttClient } from './mqtt-connection.js';
+import { createMqttClient, isHandledProtocolRefusal } from './mqtt-connection.js';
 import { ParameterValidator } from './parameter-validator.js';
 import { PluginConnection } from './plugin-connection.js';
 import type { ConnectedPlugin, ConnectPluginOptions } from './types.js';
@@ -57,6 +57,9 @@ export async function connectPlugin(options: ConnectPluginOptions): Promise<Conn
     will: { topic: topics.status(descriptor.id), payload: JSON.stringify(will) },
     reconnect_period_ms: options.reconnect_period_ms ?? DEFAULTS.reconnect_period_ms,
     reconnect_max_ms: options.reconnect_max_ms ?? DEFAULTS.reconnect_max_ms,
+    protocol_version: options.protocol_version === 5 ? 5 : 4,
+    onProtocolFallback: (error) =>
+      log.warn({ err: error.message }, 'the broker refused MQTT 5 (CONNACK: unacceptable protocol version); connecting with MQTT 3.1.1 instead'),
   });
   const plugin = new PluginConnection({
     client,
@@ -100,7 +103,7 @@ function waitForConnect(client: MqttClient, timeoutMs: number, url: string): Pro
     const onError = (error: Error): void => {
       lastError = error;
       const code = (error as { code?: unknown }).code;
-      if (typeof code === 'number') {
+      if (typeof code === 'number' && !isHandledProtocolRefusal(error)) {
         cleanup();
         reject(
           new PluginRegistrationError('the broker refused the connection', [

@@ -3,6 +3,7 @@
 import PQueue from 'p-queue';
 import { isRequestId } from '../protocol/ids.js';
 import { MAX_CALL_TIMEOUT_MS } from '../protocol/limits.js';
+import { parseTraceparent } from '../protocol/trace-context.js';
 import type { CapabilitySpec, JsonObject, JsonValue, PluginRequest, PluginResult, ValidationIssue } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import { formatIssues } from './errors.js';
@@ -24,7 +25,25 @@ export interface InvocationRunnerDeps {
 
 /** How many finished request ids are remembered so a redelivered QoS 1 invoke is not run twice. */
 const RECENT_LIMIT = 1000;
-/** The longest delay a Node timer holds; a longer one would fire at once. */
+
+/** What an MQTT 5 invoke message carries beside its payload. */
+export interface InvokeProperties {
+  /** Seconds left of the message's expiry when it arrived. */
+  messageExpiryInterval?: number;
+  userProperties?: Record<string, string | string[]>;
+}
+
+/**
+ * The deadline in this machine's clock. The request's absolute deadline assumes synchronised clocks; the
+ * remaining message expiry (MQTT 5) is relative, so it bounds the deadline from above, and it decides
+ * alone when the absolute one looks already past although the broker still delivered the message (this
+ * clock runs ahead of the Core's).
+ */
+export function effectiveDeadline(requestDeadline: number, arrivedAt: number, expirySec: number | undefined): number {
+  if (expirySec === undefined) return requestDeadline;
+  const byExpiry = arrivedAt + expirySec * 1000;
+  return requestDeadline <= arrivedAt ? byExpiry : Math.min(requestDeadline, byExpiry);
+}
 
 /**
  * One running invocation. Its AbortController and deadline timer are created only when the handler
@@ -33,6 +52,7 @@ const RECENT_LIMIT = 1000;
  */
 interface ActiveRun {
   deadline: number;
+  traceparent?: string;
   controller?: AbortController;
   timer?: NodeJS.Timeout;
   aborted?: Error;
@@ -77,9 +97,9 @@ export class InvocationRunner {
   }
 
   /** Never throws: every problem ends as a failed result on the request's topic, or a log line. */
-  onInvoke(payload: Buffer): void {
+  onInvoke(payload: Buffer, properties?: InvokeProperties): void {
     try {
-      this.accept(payload);
+      this.accept(payload, properties);
     } catch (error) {
       this.deps.log.error({ err: error }, 'invoke handling failed');
     }
@@ -97,7 +117,7 @@ export class InvocationRunner {
     return this.queue.onIdle();
   }
 
-  private accept(payload: Buffer): void {
+  private accept(payload: Buffer, properties: InvokeProperties | undefined): void {
     const { log, stats, pluginId } = this.deps;
     if (this.closed) return;
     const parsed = parseJsonPayload(payload, this.deps.max_payload_bytes);
@@ -127,7 +147,9 @@ export class InvocationRunner {
       this.refuse(request.request_id, `request is addressed to plugin "${request.plugin_id}", not "${pluginId}"`);
       return;
     }
-    if (Date.now() >= request.deadline) {
+    const now = Date.now();
+    const deadline = effectiveDeadline(request.deadline, now, properties?.messageExpiryInterval);
+    if (now >= deadline) {
       stats.dropped++;
       log.warn({ request_id: request.request_id, deadline: request.deadline }, 'invoke past its deadline dropped');
       return;
@@ -146,11 +168,13 @@ export class InvocationRunner {
       this.refuse(request.request_id, `invalid parameters for "${capability.id}": ${formatIssues(problems)}`, problems);
       return;
     }
-    this.schedule(request);
+    const traceparent = properties?.userProperties?.['traceparent'];
+    this.schedule(request, deadline, typeof traceparent === 'string' && parseTraceparent(traceparent) ? traceparent : undefined);
   }
 
-  private schedule(request: PluginRequest): void {
-    const run: ActiveRun = { deadline: request.deadline };
+  private schedule(request: PluginRequest, deadline: number, traceparent: string | undefined): void {
+    const run: ActiveRun = { deadline };
+    if (traceparent !== undefined) run.traceparent = traceparent;
     this.active.set(request.request_id, run);
     this.deps.stats.invocations++;
     void this.queue.add(() => this.run(request, run)).catch((error: unknown) => {
@@ -172,6 +196,8 @@ export class InvocationRunner {
     try {
       const output = await this.deps.handlers[request.capability_id]!(request.parameters, {
         request,
+        deadline: run.deadline,
+        traceparent: run.traceparent,
         get signal(): AbortSignal {
           return signalOf(run);
         },

@@ -3,6 +3,7 @@
 // restarting broker.
 import net from 'node:net';
 import { connect, MqttClient, type IClientOptions } from 'mqtt';
+import { isProtocolVersionRefusal } from '../protocol/mqtt-reason-codes.js';
 
 export interface MqttConnectionOptions {
   url: string;
@@ -12,6 +13,17 @@ export interface MqttConnectionOptions {
   will: { topic: string; payload: string };
   reconnect_period_ms: number;
   reconnect_max_ms: number;
+  /** 4 (3.1.1, default) or 5. */
+  protocol_version?: 4 | 5;
+  /** Called once if the broker refuses MQTT 5 and the client goes on with 3.1.1. */
+  onProtocolFallback?: (connackError: Error) => void;
+}
+
+/** CONNACK errors answered by falling back to MQTT 3.1.1: not failures of the connection. */
+const fallbackRefusals = new WeakSet<Error>();
+
+export function isHandledProtocolRefusal(error: Error): boolean {
+  return fallbackRefusals.has(error);
 }
 
 export function createMqttClient(options: MqttConnectionOptions): MqttClient {
@@ -19,7 +31,7 @@ export function createMqttClient(options: MqttConnectionOptions): MqttClient {
     clientId: options.clientId,
     clean: true,
     keepalive: options.keepalive_sec,
-    protocolVersion: 4,
+    protocolVersion: options.protocol_version ?? 4,
     reconnectPeriod: options.reconnect_period_ms,
     connectTimeout: 10_000,
     // Subscriptions are renewed by the plugin on every connect, before it registers.
@@ -31,6 +43,7 @@ export function createMqttClient(options: MqttConnectionOptions): MqttClient {
   };
   const client = buildClient(options.url, clientOptions);
   applyBackoff(client, options.reconnect_period_ms, options.reconnect_max_ms);
+  fallBackToV311(client, options.onProtocolFallback);
   // Other transports (TLS, WebSocket over TCP) get TCP_NODELAY as soon as the connection is up; only the
   // CONNECT packet precedes it, and Nagle never delays a first write.
   client.on('connect', () => setNoDelay(client.stream));
@@ -86,6 +99,21 @@ function credentialsOf(options: MqttConnectionOptions): { username?: string; pas
   const url = new URL(options.url);
   if (!url.username) return {};
   return { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
+}
+
+/**
+ * A broker that speaks only 3.1.1 (the embedded Aedes among them) answers a version-5 CONNECT with
+ * "unacceptable protocol version" and closes: connect again at once with 3.1.1, and stay with it.
+ */
+function fallBackToV311(client: MqttClient, onFallback: ((connackError: Error) => void) | undefined): void {
+  client.on('error', (error) => {
+    if (client.options.protocolVersion !== 5 || !isProtocolVersionRefusal(error)) return;
+    client.options.protocolVersion = 4;
+    fallbackRefusals.add(error);
+    onFallback?.(error);
+    // mqtt.js does not reconnect after a refused CONNACK by itself.
+    setImmediate(() => client.reconnect());
+  });
 }
 
 function applyBackoff(client: MqttClient, initialMs: number, maxMs: number): void {

@@ -17,7 +17,8 @@ import { wireDescriptor } from './descriptor.js';
 import { PluginRegistrationError } from './errors.js';
 import { Heartbeat } from './heartbeat.js';
 import { Notifications, PluginNotifyError, type NotifyOptions } from './notifications.js';
-import { InvocationRunner } from './invocation-runner.js';
+import { InvocationRunner, type InvokeProperties } from './invocation-runner.js';
+import { isHandledProtocolRefusal } from './mqtt-connection.js';
 import type { ParameterValidator } from './parameter-validator.js';
 import { Registration } from './registration.js';
 import type {
@@ -107,11 +108,13 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
     this.notifications = new Notifications(async (message) => {
       await this.client.publishAsync(topics.notify(this.pluginId), JSON.stringify(message), { qos: 1 });
     });
-    this.client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain));
+    this.client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain, packet.properties));
     this.client.on('connect', () => void this.onConnect());
     this.client.on('reconnect', () => this.emit('reconnecting'));
     this.client.on('offline', () => this.emit('offline'));
     this.client.on('error', (error) => {
+      // A broker refusing MQTT 5 is not an error: the client goes on with 3.1.1 (logged once).
+      if (isHandledProtocolRefusal(error)) return;
       this.log.warn({ err: error }, 'mqtt client error');
       if (this.listenerCount('error') > 0) this.emit('error', error);
     });
@@ -290,7 +293,7 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
   }
 
   /** Never throws: bad input is logged and dropped (there is no reply topic for these messages). */
-  private onMessage(topic: string, payload: Buffer, retained: boolean): void {
+  private onMessage(topic: string, payload: Buffer, retained: boolean, properties?: InvokeProperties): void {
     try {
       if (this.closing) return;
       if (topic === topics.invoke(this.pluginId)) {
@@ -299,7 +302,7 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
           if (payload.length > 0) this.log.warn({ topic }, 'retained invoke ignored: requests are acted on only when sent');
           return;
         }
-        this.runner.onInvoke(payload);
+        this.runner.onInvoke(payload, properties);
       } else if (topic === topics.registered(this.pluginId) || topic === topics.registeredInvalid()) {
         this.onAck(topic, payload);
       } else if (topic === topics.control(this.pluginId)) {

@@ -46,6 +46,13 @@ export type HandlerOutput =
 
 export interface HandlerContext {
   request: PluginRequest;
+  /**
+   * When the answer is due, in this machine's clock (ms since the Unix epoch). request.deadline as a rule;
+   * over MQTT 5 also bounded by the message's remaining expiry, which needs no synchronised clock.
+   */
+  deadline: number;
+  /** The W3C traceparent of the invocation (MQTT 5 user property), to continue the trace in your own spans. */
+  traceparent?: string;
   /** Aborted when the request's deadline passes or the plugin closes. */
   signal: AbortSignal;
   /** Publishes an intermediate progress event for this request; never throws. */
@@ -89,6 +96,12 @@ export interface ConnectPluginOptions {
   reconnect_max_ms?: number;
   /** Incoming payloads larger than this are refused. Default 1 MiB. */
   max_payload_bytes?: number;
+  /**
+   * MQTT version: '3.1.1' (default; the embedded broker speaks only that) or 5. With 5 the handler's
+   * deadline also honours the request's message expiry and context.traceparent carries the Core's trace
+   * context; a broker that refuses 5 is connected to with 3.1.1 instead (logged once).
+   */
+  protocol_version?: 5 | '3.1.1';
 }
 
 export interface PluginStats {

@@ -87,7 +87,7 @@ describe('HomeClaw dialect', () => {
     expect(descriptor.config.use_default_directly_for).toEqual(['address', 'phone', 'contact_name']);
   });
 
-  it('gives a manifest without capabilities one default "run" capability with an optional user_input', () => {
+  it('gives a manifest without capabilities one default "run" capability with an optional user_input, wanting the request context', () => {
     const { descriptor } = normalizeOk(fixture('mail.plugin.yaml'), builtIn);
     expect(descriptor.config).toEqual({ config_file: 'config.yml' });
     expect(descriptor.capabilities).toEqual([
@@ -97,6 +97,7 @@ describe('HomeClaw dialect', () => {
         description: 'Send email. Select when the user wants to send an email.',
         parameters: [{ name: 'user_input', type: 'string', required: false, description: "The user's request." }],
         post_process: false,
+        wants_context: true,
       },
     ]);
   });

@@ -6,7 +6,8 @@ import { normalizeDescriptor } from '../../protocol/descriptor/normalize.js';
 import { explainBadId, isPluginId } from '../../protocol/ids.js';
 import type { ErrorCode, JsonObject, PluginDescriptor, ValidationIssue } from '../../protocol/types.js';
 import type { PluginRecord } from '../../registry/record.js';
-import type { RegistryApi } from '../../registry/registry-api.js';
+import type { RegisterInput, RegistryApi } from '../../registry/registry-api.js';
+import { UNCLAIMED_OWNER } from '../../access/plugin-claims.js';
 import { dedupeIssues } from '../../protocol/validate.js';
 import { sendError } from '../errors.js';
 import { canonicalView, forgeSyteView, summaryView } from '../plugin-views.js';
@@ -23,7 +24,7 @@ export interface PluginRoutesDeps {
   checkTargets?: (descriptor: PluginDescriptor) => Promise<ValidationIssue[]>;
 }
 
-const EXTERNAL_TYPES = ['http', 'subprocess', 'mcp'];
+const EXTERNAL_TYPES = ['http', 'subprocess', 'mcp', 'mqtt'];
 
 /** HTTP status for a failed invocation; the body is always the PluginResult. */
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -66,7 +67,12 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     if (typeof type !== 'string' || !EXTERNAL_TYPES.includes(type)) {
       problems.push({ path: '/type', message: `type must be one of ${EXTERNAL_TYPES.join(', ')} (got ${JSON.stringify(type)})` });
     }
-    const normalized = normalizeDescriptor(body, { source: 'external', default_type: 'http' });
+    // An MQTT device registered once by an administrator then only heartbeats; its interval comes along.
+    const { heartbeat_interval_sec: interval, ...descriptorBody } = body;
+    if (type === 'mqtt' && interval !== undefined && !(typeof interval === 'number' && interval > 0)) {
+      problems.push({ path: '/heartbeat_interval_sec', message: 'must be a positive number of seconds' });
+    }
+    const normalized = normalizeDescriptor(type === 'mqtt' ? descriptorBody : body, { source: 'external', default_type: 'http' });
     if (!normalized.ok) problems.push(...normalized.errors);
     // HomeClaw's registration API requires a health URL of http plugins; the other dialects have none.
     else if (normalized.dialect === 'homeclaw' && normalized.descriptor.type === 'http' && !normalized.descriptor.health_check_url) {
@@ -77,7 +83,9 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
       request.log.info({ problems }, 'plugin registration refused');
       return sendError(reply, 400, 'invalid plugin descriptor', dedupeIssues(problems));
     }
-    const outcome = registry.register({ descriptor: normalized.descriptor, owner: 'api' });
+    const outcome = registry.register(
+      normalized.descriptor.type === 'mqtt' ? mqttRegistration(registry, normalized.descriptor, interval) : { descriptor: normalized.descriptor, owner: 'api' },
+    );
     if (!outcome.ok) {
       request.log.info({ problems: outcome.errors }, 'plugin registration refused');
       return sendError(reply, outcome.code === 'conflict' ? 409 : 400, outcome.errors.map((e) => e.message).join('; '), outcome.errors);
@@ -133,8 +141,31 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
       parameters: flag.parameters,
       context: { channel_name: 'http', channel_type: 'http' },
       confirmed: flag.confirmed,
+      // W3C trace context: the invocation joins the caller's trace (MQTT 5 plugins receive it).
+      ...(typeof request.headers.traceparent === 'string' ? { traceparent: request.headers.traceparent } : {}),
     });
     const status = result.success ? 200 : STATUS_BY_CODE[result.error_code ?? 'plugin_error'];
     return reply.code(status).send(result);
   });
+}
+
+/**
+ * An MQTT plugin registered by an administrator: the device behind it will only heartbeat. Until its
+ * first heartbeat it is offline and its id belongs to no client (UNCLAIMED_OWNER); the first client that
+ * may use the id claims it. Registering it again keeps its owner and liveness.
+ */
+function mqttRegistration(registry: RegistryApi, descriptor: PluginDescriptor, interval: unknown): RegisterInput {
+  const existing = registry.get(descriptor.id);
+  const heartbeat = typeof interval === 'number' ? { heartbeat_interval_sec: interval } : existing?.heartbeat_interval_sec !== undefined ? { heartbeat_interval_sec: existing.heartbeat_interval_sec } : {};
+  if (existing && existing.descriptor.type === 'mqtt') {
+    return {
+      descriptor,
+      owner: existing.owner,
+      state: existing.state,
+      ...(existing.state_reason !== undefined ? { state_reason: existing.state_reason } : {}),
+      ...(existing.epoch !== undefined ? { epoch: existing.epoch } : {}),
+      ...heartbeat,
+    };
+  }
+  return { descriptor, owner: UNCLAIMED_OWNER, state: 'offline', state_reason: "waiting for the device's first heartbeat", ...heartbeat };
 }

@@ -100,6 +100,8 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
       capability_id: capabilityId,
       parameters: call.parameters ?? {},
       context: { channel_name: CALL_CHANNEL, channel_type: 'mqtt', ...(caller.user_id !== undefined ? { user_id: caller.user_id } : {}) },
+      // An MQTT 5 caller's trace context (user property traceparent): the invocation joins its trace.
+      ...(typeof message.properties?.userProperties?.traceparent === 'string' ? { traceparent: message.properties.userProperties.traceparent } : {}),
     });
     log.info({ request_id: requestId, invocation_id: result.request_id, plugin_id: pluginId, capability_id: capabilityId, user_id: caller.user_id, success: result.success, error_code: result.error_code }, 'call answered');
     // The caller correlates by its own request_id; the dispatcher's id stays findable in the logs.

@@ -7,7 +7,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export type CapabilityExtras = Pick<
   CapabilitySpec,
-  'output_description' | 'post_process' | 'post_process_prompt' | 'method' | 'path' | 'timeout_sec' | 'requires_confirmation'
+  'output_description' | 'post_process' | 'post_process_prompt' | 'method' | 'path' | 'timeout_sec' | 'requires_confirmation' | 'wants_context'
 >;
 
 export const CAPABILITY_EXTRA_KEYS = [
@@ -18,6 +18,7 @@ export const CAPABILITY_EXTRA_KEYS = [
   'path',
   'timeout_sec',
   'requires_confirmation',
+  'wants_context',
 ] as const;
 
 export function readCapabilityExtras(source: Record<string, unknown>, path: string, issues: IssueList): CapabilityExtras {
@@ -45,5 +46,6 @@ export function readCapabilityExtras(source: Record<string, unknown>, path: stri
   if (timeout !== undefined) extras.timeout_sec = timeout;
   // Only a true flag is kept: absent and false mean the same, and the canonical form stays minimal.
   if (fields.boolean('requires_confirmation') === true) extras.requires_confirmation = true;
+  if (fields.boolean('wants_context') === true) extras.wants_context = true;
   return extras;
 }

@@ -63,7 +63,8 @@ function readCapabilities(
     // Seed 001 manifests (mail, slack-bot, subprocess weather, MCP) carry no capabilities: the plugin is
     // "a single entry point" that takes the user's request. We model that as one capability `run` with
     // a single OPTIONAL string parameter `user_input` (optional because the Core always sends the
-    // user's text in PluginRequest.user_input as well), so every plugin has something to route to.
+    // user's text in PluginRequest.user_input as well), so every plugin has something to route to. It
+    // takes the request itself, so it gets the request's context on every transport.
     return [
       {
         id: 'run',
@@ -71,6 +72,7 @@ function readCapabilities(
         description: pluginDescription ?? 'run',
         parameters: [{ name: 'user_input', type: 'string', required: false, description: "The user's request." }],
         post_process: false,
+        wants_context: true,
       },
     ];
   }

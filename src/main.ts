@@ -31,7 +31,7 @@ import { PatternReplyInterpreter } from './conversation/reply-interpreter.js';
 import { DefaultParameterResolver } from './conversation/resolver.js';
 import { findPluginsTool } from './retrieval/mcp-find-plugins.js';
 import { createRetrieval, type Retrieval } from './retrieval/retrieval.js';
-import { MqttLifecycle } from './adapters/mqtt-lifecycle.js';
+import { MqttLifecycle } from './liveness/mqtt-lifecycle.js';
 import { MqttPathWatch } from './adapters/mqtt-path-watch.js';
 import { resolveAdminToken } from './api/admin-token.js';
 import { registerPluginRoutes } from './api/routes/plugins.js';
@@ -65,7 +65,8 @@ import type { PluginRecord } from './registry/record.js';
 import { TypedEventBus } from './registry/events.js';
 import { Registry } from './registry/registry.js';
 import { topics } from './protocol/topics.js';
-import { AdapterAttachments } from './dispatch/adapter-attachments.js';
+import { AdapterAttachments } from './adapters/adapter-attachments.js';
+import { adapterMap, type AdapterMap } from './adapters/adapter-map.js';
 import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
 import { openAiUnauthorized, registerOpenAiRoutes } from './channels/openai-endpoint.js';
 import { attachOAuth } from './api/oauth/attach.js';
@@ -95,7 +96,8 @@ export interface CoreContext {
   credentials: CredentialStore;
   profiles: SqliteProfileStore;
   pendingCalls: SqlitePendingCallStore;
-  adapters: Map<string, PluginAdapter>;
+  /** The adapters by plugin type; the dispatcher and the attachments read this same map. */
+  adapters: AdapterMap;
   http: HttpServer;
   retrieval: Retrieval;
   /** Delivers messages for users outside a request (plugins' notify, reminders, scheduled tasks). */
@@ -190,7 +192,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     }
 
     // The dispatcher is created before the broker because the broker's ACL asks it who a request went to.
-    const adapters = new Map<string, PluginAdapter>();
+    const adapters = adapterMap();
     // The event feed needs the bus, which needs the dispatcher (ACL): the late binding breaks the cycle.
     let eventFeed: EventFeed | undefined;
     let haDiscovery: DiscoveryPublisher | undefined;
@@ -200,7 +202,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     if (metrics) started.push({ name: 'metrics', stop: () => metrics.stop() });
     const dispatcher = new Dispatcher({
       registry,
-      adapters: [],
+      adapters,
       config: config.dispatch,
       app_id: config.app_id,
       log: log.child({ room: 'dispatch' }),
@@ -287,7 +289,6 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const haAdapter = createHomeAssistantAdapter(homeAssistant);
     for (const adapter of [mqttAdapter, loader.adapter, httpAdapter, subprocessAdapter, mcpAdapter, python.adapter, haAdapter].filter(Boolean) as PluginAdapter[]) {
       adapters.set(adapter.type, adapter);
-      dispatcher.registerAdapter(adapter);
     }
     // Before the adapters attach, so the plugin connects once, with its current settings.
     syncHomeAssistantPlugin(homeAssistant);
@@ -330,7 +331,6 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         max_payload_bytes: config.broker.max_payload_bytes,
       });
       adapters.set(zigbee.adapter.type, zigbee.adapter);
-      dispatcher.registerAdapter(zigbee.adapter);
       started.push({ name: 'zigbee2mqtt', stop: () => zigbee.stop() });
     } else {
       removeBridgedPlugins(registry, log.child({ room: 'bridges', bridge: 'zigbee2mqtt' }));

@@ -1,10 +1,11 @@
 // Invocation: every call is validated, queued per plugin, given a deadline and ends exactly once.
 import { randomUUID } from 'node:crypto';
 import type { AdapterCall, PluginAdapter } from '../adapters/adapter.js';
+import { adapterMap, type AdapterMap } from '../adapters/adapter-map.js';
 import type { DispatchConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { MAX_CALL_TIMEOUT_SEC } from '../protocol/limits.js';
-import type { CapabilitySpec, ErrorCode, PluginRequest, PluginResult, PluginType } from '../protocol/types.js';
+import type { CapabilitySpec, ErrorCode, PluginRequest, PluginResult } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
@@ -26,7 +27,8 @@ export interface InvocationRecord {
 
 export interface DispatcherDeps {
   registry: RegistryApi;
-  adapters: PluginAdapter[];
+  /** The adapters by plugin type. A map is shared, not copied: adapters added to it later are used too. */
+  adapters: PluginAdapter[] | AdapterMap;
   config: DispatchConfig;
   log: Logger;
   now?: () => number;
@@ -57,7 +59,7 @@ export interface DispatcherStats {
 }
 
 export class Dispatcher implements DispatcherApi {
-  private readonly adapters = new Map<PluginType, PluginAdapter>();
+  private readonly adapters: AdapterMap;
   private readonly queues = new Map<string, ConcurrencyGate>();
   private readonly inFlight = new Map<string, InFlight>();
   private readonly validator = new ParamValidator();
@@ -73,7 +75,7 @@ export class Dispatcher implements DispatcherApi {
 
   constructor(private readonly deps: DispatcherDeps) {
     this.now = deps.now ?? Date.now;
-    for (const adapter of deps.adapters) this.adapters.set(adapter.type, adapter);
+    this.adapters = deps.adapters instanceof Map ? deps.adapters : adapterMap(deps.adapters);
     // A plugin that goes away mid-call must not leave its callers waiting for the deadline.
     this.unsubscribe.push(
       deps.registry.events.on('plugin.health', ({ record }) => {

@@ -10,6 +10,7 @@ import { AccessPolicy } from '../../src/access/policy.js';
 import type { PluginAdapter } from '../../src/adapters/adapter.js';
 import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { InvokeOptions } from '../../src/dispatch/dispatcher-api.js';
+import type { InvocationEventBus } from '../../src/dispatch/invocation-events.js';
 import { silentLogger } from '../../src/log.js';
 import { TypedEventBus } from '../../src/registry/events.js';
 import { Registry } from '../../src/registry/registry.js';
@@ -49,7 +50,9 @@ export async function runAccessBench(): Promise<string> {
       require_confirmation: ['garage.open', 'lock.unlock'],
     });
     const plain = new Dispatcher({ registry, adapters: [adapter], config, log });
-    const guarded = new Dispatcher({ registry, adapters: [adapter], config, log, guard: policy, audit: (entry) => audit.record(entry) });
+    const events: InvocationEventBus = new TypedEventBus(log);
+    events.on('invocation.finished', ({ audit: entry }) => audit.record(entry));
+    const guarded = new Dispatcher({ registry, adapters: [adapter], config, log, guard: policy, events });
     const call: InvokeOptions = { plugin_id: 'echo', capability_id: 'run', parameters: {}, context: { user_id: 'alice', channel_name: 'home' } };
     const rows: (string | number)[][] = [];
     for (const concurrency of [1, 64]) {

@@ -13,6 +13,7 @@ import { AccessPolicy } from '../../src/access/policy.js';
 import type { PluginAdapter } from '../../src/adapters/adapter.js';
 import type { InvocationAudit, InvokeOptions } from '../../src/dispatch/dispatcher-api.js';
 import { Dispatcher, type DispatcherDeps, type InvocationRecord } from '../../src/dispatch/dispatcher.js';
+import type { InvocationEventBus } from '../../src/dispatch/invocation-events.js';
 import { silentLogger } from '../../src/log.js';
 import { INVOCATION_BUCKETS, InvocationMetrics } from '../../src/observability/invocation-metrics.js';
 import { TypedEventBus } from '../../src/registry/events.js';
@@ -82,20 +83,21 @@ async function dispatcherPath(): Promise<string> {
     let audited = 0;
     let finished = 0;
     const dispatcher = (extra: { ended?: (e: InvocationAudit) => void; finished?: (r: InvocationRecord) => void } = {}): Dispatcher => {
+      const events: InvocationEventBus = new TypedEventBus(log);
+      events.on('invocation.finished', ({ record, audit, refused }) => {
+        audited++;
+        extra.ended?.(audit);
+        if (refused) return;
+        finished++;
+        extra.finished?.(record);
+      });
       const deps: DispatcherDeps = {
         registry,
         adapters: [adapter],
         config: { default_timeout_sec: 30, default_max_concurrency: 64, default_queue_limit: 1000 },
         log,
         guard: policy,
-        audit: (entry) => {
-          audited++;
-          extra.ended?.(entry);
-        },
-        onFinished: (record) => {
-          finished++;
-          extra.finished?.(record);
-        },
+        events,
       };
       return new Dispatcher(deps);
     };

@@ -8,6 +8,7 @@
 // max_entries rows newest-first by primary key.
 import type Database from 'better-sqlite3';
 import type { InvocationAudit } from '../dispatch/dispatcher-api.js';
+import type { InvocationEventBus } from '../dispatch/invocation-events.js';
 import type { Logger } from '../log.js';
 
 export interface AuditEntry {
@@ -61,6 +62,7 @@ export class AuditLog {
   private lastAgeSweep = 0;
   /** The newest entry of each plugin, kept once someone asked for it (see lastPerPlugin). */
   private newestByPlugin: Map<string, AuditEntry> | undefined;
+  private unfollow: (() => void) | undefined;
 
   constructor(private readonly options: AuditLogOptions) {
     this.now = options.now ?? Date.now;
@@ -183,7 +185,15 @@ export class AuditLog {
     return { entries, buffered: this.buffer.length, written: this.written, dropped: this.dropped, ...(this.lastFailure ? { last_failure: this.lastFailure } : {}) };
   }
 
+  /** Records every invocation the bus reports as finished, run or refused, until stop(). */
+  follow(events: InvocationEventBus): void {
+    this.unfollow?.();
+    this.unfollow = events.on('invocation.finished', ({ audit }) => this.record(audit));
+  }
+
   async stop(): Promise<void> {
+    this.unfollow?.();
+    this.unfollow = undefined;
     await this.flush();
   }
 }

@@ -1,32 +1,42 @@
 // Finds built-in plugins in plugin folders (plugins/<id>/), loads their modules into the inline
 // adapter and registers them (owner 'builtin', source 'built-in'). Folders may also carry http,
-// subprocess or mcp manifests (seed 001 §4): those are registered too and reached by their adapters.
-// Hot reload: chokidar watches the folders; a change re-reads one folder (debounced, serialised per
-// folder) and re-imports its module with a cache-busting query so the new code is used. A folder that
-// fails to load is logged and its id put in state 'error'; nothing here ever throws out to the Core.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { watch, type FSWatcher } from 'chokidar';
-import { parse as parseYaml } from 'yaml';
+// subprocess or mcp manifests: those are registered too and reached by their adapters.
+// Hot reload (builtin-watcher.ts): a change re-reads one folder and re-imports its module so the new
+// code is used. A folder that fails to load is logged and its id put in state 'error'; nothing here
+// ever throws out to the Core. Reading a folder is builtin-manifest.ts, binding its module builtin-binder.ts.
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Logger } from '../log.js';
 import { normalizeDescriptor } from '../protocol/descriptor/normalize.js';
 import { isPluginId } from '../protocol/ids.js';
-import type { JsonObject, PluginConfig, PluginDescriptor, PluginType } from '../protocol/types.js';
+import type { PluginConfig, PluginDescriptor, PluginType } from '../protocol/types.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { PythonFolders } from '../bridges/python/folder-plugins.js';
 import { pluginConfigFile } from './plugin-config-file.js';
-import type { BuiltinContext, BuiltinInitContext, RagflowToolMetadata } from './builtin-module.js';
+import { bindHandlers, findRagflowClass, ragflowMetadata } from './builtin-binder.js';
+import {
+  firstExisting,
+  guessIdFromFolder,
+  idOf,
+  ignoredName,
+  importModule,
+  isDirectory,
+  isObject,
+  legacyManifest,
+  LoadError,
+  looksLikePluginFolder,
+  MANIFEST_FILES,
+  mergeConfig,
+  MODULE_FILES,
+  readObjectFile,
+} from './builtin-manifest.js';
+import { PluginFolderWatcher } from './builtin-watcher.js';
 import { createInlineAdapter, notifyFor, type InlineAdapter, type InlineAdapterOptions, type LoadedBuiltin } from './inline.js';
-import { toJsonValue } from './plugin-result.js';
+
+export { mergeConfig } from './builtin-manifest.js';
 
 export const BUILTIN_OWNER = 'builtin';
-const MANIFEST_FILES = ['plugin.yaml', 'plugin.yml', 'plugin.json'];
-const CONFIG_FILES = ['config.yml', 'config.yaml'];
-const MODULE_FILES = ['index.js', 'index.mjs'];
-/** Keys of a legacy config.yml that describe the plugin rather than configure it. */
-const LEGACY_DESCRIPTOR_KEYS = ['id', 'plugin_id', 'name', 'description', 'description_long', 'version', 'keywords', 'examples', 'parameters'];
 
 export interface BuiltinLoaderOptions {
   /** The built-in plugins folder (config plugins.dir). */
@@ -79,15 +89,6 @@ type LoadOutcome =
   | { ok: true; descriptor: PluginDescriptor; loaded?: LoadedBuiltin }
   | { ok: false; error: string; plugin_id?: string };
 
-class LoadError extends Error {
-  constructor(
-    message: string,
-    readonly plugin_id?: string,
-  ) {
-    super(message);
-  }
-}
-
 export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoader {
   const log = options.log;
   const registry = options.registry;
@@ -98,9 +99,6 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
   const importTimeoutMs = options.import_timeout_ms ?? 10_000;
 
   const folders = new Map<string, BuiltinFolderStatus>();
-  const chains = new Map<string, Promise<void>>();
-  const timers = new Map<string, NodeJS.Timeout>();
-  let watcher: FSWatcher | undefined;
   let stopped = false;
 
   function folderOwning(pluginId: string, except: string): string | undefined {
@@ -224,7 +222,7 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
       ({ raw, runtimeConfig } = legacyManifest(fileConfig));
     } else {
       // No manifest: the module may describe itself (RAGFlow getMetadata()).
-      moduleExports = await importModule(folder, undefined);
+      moduleExports = await importModule(folder, undefined, compiledDir, importTimeoutMs);
       const ragflow = findRagflowClass(moduleExports);
       if (!ragflow) {
         throw new LoadError('no plugin.yaml, plugin.json or config.yml with an id, and the module exports no class with getMetadata()');
@@ -254,7 +252,7 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
     const dataDir = join(resolve(options.data_dir), 'plugins', descriptor.id);
     mkdirSync(dataDir, { recursive: true });
     try {
-      moduleExports ??= await importModule(folder, typeof config.module === 'string' ? config.module : undefined);
+      moduleExports ??= await importModule(folder, typeof config.module === 'string' ? config.module : undefined, compiledDir, importTimeoutMs);
       const loaded = bindHandlers(moduleExports, descriptor, {
         plugin_id: descriptor.id,
         data_dir: dataDir,
@@ -268,64 +266,7 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
     }
   }
 
-  async function importModule(folder: string, declared: string | undefined): Promise<Record<string, unknown>> {
-    const file = resolveModuleFile(folder, declared, compiledDir);
-    // Why not "?v=": vite (vitest) strips that query as its own version hash, so reloads would be cached.
-    const url = `${pathToFileURL(file).href}?mtime=${Math.floor(statSync(file).mtimeMs)}`;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`importing ${file} did not finish within ${importTimeoutMs} ms`)), importTimeoutMs);
-    });
-    try {
-      return (await Promise.race([import(url), timeout])) as Record<string, unknown>;
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && file.endsWith('.ts')) {
-        throw new Error(`${file} is TypeScript and has not been compiled: run "npm run build" (expected ${join(compiledDir, basename(folder), 'index.js')})`);
-      }
-      throw new Error(`importing ${file} failed: ${err instanceof Error ? err.message : String(err)}`);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
 
-  function schedule(folder: string): void {
-    if (stopped) return;
-    const pending = timers.get(folder);
-    if (pending) clearTimeout(pending);
-    timers.set(
-      folder,
-      setTimeout(() => {
-        timers.delete(folder);
-        void enqueue(folder);
-      }, debounceMs),
-    );
-  }
-
-  function enqueue(folder: string): Promise<void> {
-    const previous = chains.get(folder) ?? Promise.resolve();
-    const next = previous
-      .then(() => loadFolder(folder))
-      .catch((err: unknown) => log.error({ err, folder }, 'built-in plugin reload failed'));
-    chains.set(folder, next);
-    void next.finally(() => {
-      if (chains.get(folder) === next) chains.delete(folder);
-    });
-    return next;
-  }
-
-  /** Maps a watched path to the plugin folder it belongs to. */
-  function folderOfPath(path: string): string | undefined {
-    const absolute = resolve(path);
-    for (const root of [...roots, compiledDir]) {
-      const rel = relative(root, absolute);
-      if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) continue;
-      const name = rel.split(sep)[0]!;
-      // Compiled modules belong to the folder of the same name in the main plugins dir.
-      return root === compiledDir ? join(roots[0]!, name) : join(root, name);
-    }
-    return undefined;
-  }
 
   function pruneVanished(): void {
     const present = new Set([...folders.values()].map((s) => s.plugin_id).filter((id): id is string => !!id));
@@ -335,6 +276,9 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
       if (outcome.ok) log.info({ plugin_id: record.descriptor.id }, `Removed built-in plugin ${record.descriptor.id}: its folder is gone`);
     }
   }
+
+
+  const watcher = new PluginFolderWatcher({ roots, compiledDir, debounce_ms: debounceMs, log, load: loadFolder });
 
   return {
     adapter,
@@ -347,289 +291,27 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
         }
         for (const entry of readdirSync(root, { withFileTypes: true })) {
           if (!entry.isDirectory() || ignoredName(entry.name)) continue;
-          await enqueue(join(root, entry.name));
+          await watcher.enqueue(join(root, entry.name));
         }
       }
       pruneVanished();
       if (!options.hot_reload) return;
-      const watched = [...roots.filter(isDirectory), ...(isDirectory(compiledDir) ? [compiledDir] : [])];
-      if (watched.length === 0) return;
-      watcher = watch(watched, {
-        ignoreInitial: true,
-        depth: 4,
-        ignored: (path: string) => ignoredPath(path, [...roots, compiledDir]),
-      });
-      const onEvent = (path: string): void => {
-        const folder = folderOfPath(path);
-        if (folder) schedule(folder);
-      };
-      watcher.on('all', (_event, path) => onEvent(path));
-      watcher.on('error', (err) => log.warn({ err }, 'plugin folder watcher error'));
-      await new Promise<void>((ready) => watcher!.once('ready', () => ready()));
+      await watcher.watch();
     },
     async stop() {
       stopped = true;
-      for (const timer of timers.values()) clearTimeout(timer);
-      timers.clear();
-      await watcher?.close();
-      watcher = undefined;
-      await Promise.allSettled([...chains.values()]);
+      await watcher.stop();
       await adapter.stop?.();
     },
     reload(folder) {
       const absolute = isAbsolute(folder) ? folder : join(roots[0]!, folder);
-      return enqueue(absolute);
+      return watcher.enqueue(absolute);
     },
-    async idle() {
-      for (;;) {
-        const pending = [...chains.values()];
-        if (pending.length === 0 && timers.size === 0) return;
-        if (pending.length > 0) await Promise.allSettled(pending);
-        else await new Promise((r) => setTimeout(r, debounceMs));
-      }
+    idle() {
+      return watcher.idle();
     },
     status() {
       return [...folders.values()].map((s) => ({ ...s }));
-    },
-  };
-}
-
-// ---- reading folders -------------------------------------------------------------------------
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function ignoredName(name: string): boolean {
-  return name.startsWith('.') || name.startsWith('_') || name === 'node_modules';
-}
-
-function ignoredPath(path: string, roots: string[]): boolean {
-  const absolute = resolve(path);
-  for (const root of roots) {
-    const rel = relative(root, absolute);
-    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) continue;
-    const parts = rel.split(sep);
-    if (parts.some(ignoredName)) return true;
-    // Plugins' own data files (SQLite journals...) must not trigger reloads.
-    return /\.(db|sqlite|sqlite3|log)(-journal|-wal|-shm)?$/.test(absolute);
-  }
-  return false;
-}
-
-function looksLikePluginFolder(folder: string, compiledDir: string): boolean {
-  return (
-    firstExisting(folder, [...MANIFEST_FILES, ...CONFIG_FILES, ...MODULE_FILES, 'index.ts']) !== undefined ||
-    existsSync(join(compiledDir, basename(folder), 'index.js'))
-  );
-}
-
-function firstExisting(folder: string, names: string[]): string | undefined {
-  for (const name of names) {
-    const path = join(folder, name);
-    if (existsSync(path)) return path;
-  }
-  return undefined;
-}
-
-function guessIdFromFolder(folder: string): string | undefined {
-  const name = basename(folder);
-  return isPluginId(name) ? name : undefined;
-}
-
-function idOf(value: Record<string, unknown> | undefined): string | undefined {
-  if (!value) return undefined;
-  const id = value.id ?? value.plugin_id;
-  return typeof id === 'string' && isPluginId(id) ? id : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Reads YAML or JSON that must hold a mapping; errors name the file and the line. */
-function readObjectFile(path: string): Record<string, unknown> {
-  const text = readFileSync(path, 'utf8');
-  let value: unknown;
-  try {
-    value = path.endsWith('.json') ? (JSON.parse(text) as unknown) : parseYaml(text);
-  } catch (err) {
-    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw new LoadError(`${basename(path)} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${message}`);
-  }
-  if (value === null || value === undefined) return {};
-  if (!isObject(value)) throw new LoadError(`${basename(path)} must hold a mapping (key: value pairs)`);
-  return value;
-}
-
-/** A legacy config.yml (id, description, default parameters) becomes a one-capability manifest. */
-function legacyManifest(fileConfig: Record<string, unknown>): { raw: Record<string, unknown>; runtimeConfig: Record<string, unknown> } {
-  const id = fileConfig.id ?? fileConfig.plugin_id;
-  const description = fileConfig.description;
-  const raw: Record<string, unknown> = { id, name: fileConfig.name ?? id, description };
-  for (const key of ['description_long', 'version', 'keywords', 'examples']) {
-    if (fileConfig[key] !== undefined) raw[key] = fileConfig[key];
-  }
-  const runtimeConfig: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fileConfig)) {
-    if (!LEGACY_DESCRIPTOR_KEYS.includes(key)) runtimeConfig[key] = value;
-  }
-  // Legacy `parameters` are either parameter specs (a list) or default values (a mapping).
-  const parameters = Array.isArray(fileConfig.parameters) ? fileConfig.parameters : [];
-  if (isObject(fileConfig.parameters)) {
-    runtimeConfig.default_parameters = { ...fileConfig.parameters, ...(isObject(runtimeConfig.default_parameters) ? runtimeConfig.default_parameters : {}) };
-  }
-  // Without a parameter list the normaliser's single-entry-point capability "run" (user_input) fits.
-  if (parameters.length > 0) raw.capabilities = [{ id: 'run', name: String(fileConfig.name ?? id), description, parameters }];
-  return { raw, runtimeConfig };
-}
-
-/** Merges plugin config objects; per-capability defaults merge by capability id. */
-export function mergeConfig(base: Record<string, unknown>, overlay: Record<string, unknown>): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(overlay)) {
-    const current = merged[key];
-    if ((key === 'capabilities' || key === 'default_parameters') && isObject(current) && isObject(value)) {
-      const inner: Record<string, unknown> = { ...current };
-      for (const [k, v] of Object.entries(value)) inner[k] = isObject(inner[k]) && isObject(v) ? { ...inner[k], ...v } : v;
-      merged[key] = inner;
-    } else {
-      merged[key] = value;
-    }
-  }
-  return (toJsonValue(merged) ?? {}) as Record<string, unknown>;
-}
-
-function resolveModuleFile(folder: string, declared: string | undefined, compiledDir: string): string {
-  if (declared) {
-    const path = resolve(folder, declared);
-    if (!path.startsWith(folder + sep)) throw new Error(`config.module "${declared}" points outside the plugin folder`);
-    if (!existsSync(path)) throw new Error(`config.module "${declared}" does not exist`);
-    return path;
-  }
-  const local = firstExisting(folder, MODULE_FILES);
-  if (local) return local;
-  const compiled = join(compiledDir, basename(folder), 'index.js');
-  if (existsSync(compiled)) return compiled;
-  // Only loadable by a TypeScript-aware runtime (vitest, tsx); importModule explains otherwise.
-  const source = join(folder, 'index.ts');
-  if (existsSync(source)) return source;
-  throw new Error(`no module found: expected index.js or index.mjs in the folder, or ${compiled}`);
-}
-
-// ---- binding module exports to capabilities --------------------------------------------------
-
-type AnyFunction = (...args: unknown[]) => unknown;
-type Constructor = new (...args: unknown[]) => Record<string, unknown>;
-
-function isClass(value: unknown): value is Constructor {
-  return typeof value === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(value));
-}
-
-function isPlainFunction(value: unknown): value is AnyFunction {
-  return typeof value === 'function' && !isClass(value);
-}
-
-function exportedClasses(mod: Record<string, unknown>): Constructor[] {
-  const classes: Constructor[] = [];
-  if (isClass(mod.default)) classes.push(mod.default);
-  for (const [key, value] of Object.entries(mod)) if (key !== 'default' && isClass(value) && !classes.includes(value)) classes.push(value);
-  return classes;
-}
-
-function findRagflowClass(mod: Record<string, unknown>): Constructor | undefined {
-  return exportedClasses(mod).find((cls) => {
-    const proto = cls.prototype as Record<string, unknown>;
-    const hasMetadata = typeof (cls as unknown as Record<string, unknown>).getMetadata === 'function' || typeof proto.getMetadata === 'function';
-    return hasMetadata && typeof proto.invoke === 'function';
-  });
-}
-
-function ragflowMetadata(cls: Constructor): Record<string, unknown> {
-  const statics = cls as unknown as Record<string, unknown>;
-  const getMetadata = typeof statics.getMetadata === 'function' ? (statics.getMetadata as () => unknown).bind(cls) : () => (new cls() as { getMetadata(): unknown }).getMetadata();
-  let metadata: unknown;
-  try {
-    metadata = getMetadata();
-  } catch (err) {
-    throw new LoadError(`getMetadata() threw: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (!isObject(metadata)) throw new LoadError('getMetadata() must return an object');
-  const version = metadata.version ?? statics._version_ ?? statics.version;
-  return { ...(metadata as RagflowToolMetadata), ...(typeof version === 'string' ? { version } : {}) };
-}
-
-function camelCase(id: string): string {
-  return id.replace(/[_-]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-}
-
-function bindHandlers(mod: Record<string, unknown>, descriptor: PluginDescriptor, init: BuiltinInitContext): LoadedBuiltin {
-  const instances: Record<string, unknown>[] = [];
-  const instantiate = (cls: Constructor): Record<string, unknown> => {
-    try {
-      const instance = new cls(init);
-      instances.push(instance);
-      return instance;
-    } catch (err) {
-      throw new Error(`constructing ${cls.name || 'the plugin class'} failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  };
-  const dispose = async (): Promise<void> => {
-    for (const instance of instances) if (typeof instance.dispose === 'function') await (instance.dispose as () => unknown)();
-  };
-  const base = { plugin_id: descriptor.id, data_dir: init.data_dir, dispose };
-
-  const ragflow = findRagflowClass(mod);
-  if (ragflow) {
-    const instance = instantiate(ragflow);
-    return {
-      ...base,
-      async call(capabilityId: string, params: JsonObject, ctx: BuiltinContext) {
-        const own = instance[capabilityId];
-        if (typeof own === 'function' && capabilityId !== 'getMetadata') return (own as AnyFunction).call(instance, params, ctx);
-        return (instance.invoke as AnyFunction).call(instance, params, ctx);
-      },
-    };
-  }
-
-  const defaultObject = isObject(mod.default) ? mod.default : undefined;
-  const handlers = new Map<string, AnyFunction>();
-  const missing: string[] = [];
-  let classInstance: Record<string, unknown> | undefined;
-  const classes = exportedClasses(mod);
-  for (const capability of descriptor.capabilities) {
-    const names = [...new Set([capability.id, camelCase(capability.id)])];
-    let handler: AnyFunction | undefined;
-    for (const name of names) {
-      const named = mod[name];
-      if (isPlainFunction(named)) handler = named;
-      else if (defaultObject && isPlainFunction(defaultObject[name])) handler = (defaultObject[name] as AnyFunction).bind(defaultObject);
-      if (handler) break;
-    }
-    if (!handler) {
-      const cls = classes.find((c) => names.some((n) => typeof (c.prototype as Record<string, unknown>)[n] === 'function'));
-      if (cls) {
-        classInstance ??= instantiate(cls);
-        const name = names.find((n) => typeof classInstance![n] === 'function');
-        if (name) handler = (classInstance[name] as AnyFunction).bind(classInstance);
-      }
-    }
-    if (handler) handlers.set(capability.id, handler);
-    else missing.push(capability.id);
-  }
-  if (missing.length > 0) {
-    throw new Error(`the module exports no function or class method for capability ${missing.map((m) => `"${m}"`).join(', ')}`);
-  }
-  return {
-    ...base,
-    async call(capabilityId: string, params: JsonObject, ctx: BuiltinContext) {
-      const handler = handlers.get(capabilityId);
-      if (!handler) throw new Error(`unknown capability ${capabilityId}`);
-      return handler(params, ctx);
     },
   };
 }

@@ -9,7 +9,7 @@ import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { AdapterCall, HealthReport, PluginAdapter } from './adapter.js';
 import { guardedFetch, TargetRefusedError } from './guarded-fetch.js';
-import { createHealthPoller, type HealthPoller } from './health-poller.js';
+import { createHealthPoller, type HealthPoller } from '../liveness/health-poller.js';
 import type { SelfTargetGuard } from './self-target.js';
 import { clip, failure, parseTextualAnswer, tryParseJson } from './plugin-result.js';
 

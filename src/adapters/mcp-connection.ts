@@ -12,7 +12,6 @@ import {
   McpError,
   ToolListChangedNotificationSchema,
   type CallToolResult,
-  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AdapterCall, HealthReport } from './adapter.js';
 import type { Logger } from '../log.js';
@@ -21,7 +20,8 @@ import type { RegistryApi } from '../registry/registry-api.js';
 import type { McpPluginSettings } from './mcp-config.js';
 import { McpStdioClientTransport } from './mcp-stdio-transport.js';
 import { callResultText } from './mcp-call-result.js';
-import { catalogForSingleTool, catalogFromTools, detectSingleTool, singleToolArguments, type ToolCatalog } from './mcp-tools.js';
+import { singleToolArguments, type ToolCatalog } from './mcp-tools.js';
+import { catalogOfTools, listAllTools } from './mcp-tool-listing.js';
 
 export interface BackoffSettings {
   initial_ms: number;
@@ -55,7 +55,6 @@ interface Session {
 }
 
 const CLIENT_INFO = { name: 'homeclaw-bus', version: '0.1.0' };
-const MAX_TOOL_PAGES = 100;
 const GARBAGE_LOG_EVERY = 100;
 
 function errorMessage(error: unknown): string {
@@ -242,19 +241,6 @@ export class McpConnection {
     this.retryTimer.unref();
   }
 
-  private async listAllTools(client: Client): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_TOOL_PAGES; page += 1) {
-      const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.deps.connect_timeout_ms });
-      tools.push(...result.tools);
-      cursor = result.nextCursor;
-      if (!cursor) return tools;
-    }
-    this.deps.log.warn({ plugin_id: this.pluginId, pages: MAX_TOOL_PAGES }, 'MCP tools/list still paginating; keeping what was listed');
-    return tools;
-  }
-
   /**
    * Called when someone else re-registered the plugin (e.g. `homeclaw plugins register` again with a
    * manifest that names no tools): the server's tools are written back, so a re-registration never
@@ -273,23 +259,15 @@ export class McpConnection {
 
   /** Lists every tool and writes the capabilities into the registry (same owner: the registry replaces). */
   private async relist(session: Session): Promise<void> {
-    const tools = await this.listAllTools(session.client);
+    const listing = { plugin_id: this.pluginId, log: this.deps.log, timeout_ms: this.deps.connect_timeout_ms };
+    const tools = await listAllTools(session.client, listing);
     if (session !== this.session || this.stopped) return;
     if (this.connected) queueMicrotask(() => this.notifyReady());
     const record = this.deps.registry.get(this.pluginId);
     const previous = record?.descriptor.capabilities ?? [];
-    const single = this.deps.settings.single_tool ?? detectSingleTool(tools);
-    if (single && !this.deps.settings.single_tool && session.catalog?.single_tool !== single) {
-      this.deps.log.info({ plugin_id: this.pluginId, tool: single }, 'MCP server has one tool taking the whole request: single-tool form');
-    }
-    let catalog: ToolCatalog;
-    if (single) {
-      const tool = tools.find((t) => t.name === single);
-      if (!tool) throw new Error(`MCP server ${this.pluginId} offers no tool named "${single}" (it has: ${tools.map((t) => t.name).join(', ') || 'none'})`);
-      catalog = catalogForSingleTool(tool, previous);
-    } else {
-      catalog = catalogFromTools(tools, previous);
-    }
+    const single = this.deps.settings.single_tool;
+    const previousSingle = session.catalog?.single_tool;
+    const catalog = catalogOfTools({ tools, previous, ...(single ? { configured_single: single } : {}), ...(previousSingle ? { previous_single: previousSingle } : {}) }, listing);
     session.catalog = catalog;
     if (!record) return;
     if (catalog.capabilities.length === 0) {

@@ -4,6 +4,7 @@
 // observers and browsers see one feed.
 import type { CoreBus } from '../bus/core-bus.js';
 import type { InvocationRecord } from '../dispatch/dispatcher.js';
+import type { InvocationEventBus } from '../dispatch/invocation-events.js';
 import type { Logger } from '../log.js';
 import { topics, type EventKind } from '../protocol/topics.js';
 import type { JsonObject } from '../protocol/types.js';
@@ -28,6 +29,8 @@ export interface EventFeedDeps {
   bus: CoreBus;
   registry: RegistryApi;
   log: Logger;
+  /** The bus of `invocation.finished`: each finished or refused call becomes an invocation event. */
+  events?: InvocationEventBus;
   /**
    * Invocation events, one per finished call: true always, false never, 'auto' only when the Core can see
    * a subscriber (embedded broker). An external broker cannot tell the Core whether anyone listens, and
@@ -75,13 +78,15 @@ export function startEventFeed(deps: EventFeedDeps): EventFeed {
       }),
     ),
   ];
+  const invocationFinished = (record: InvocationRecord): void =>
+    publish('invocation', { type: 'invocation.finished', ...record }, publishInvocations);
+  const invocationRefused = (record: InvocationRecord): void => publish('invocation', { type: 'invocation.refused', ...record }, publishInvocations);
+  if (deps.events) {
+    offs.push(deps.events.on('invocation.finished', ({ record, refused }) => (refused ? invocationRefused(record) : invocationFinished(record))));
+  }
   return {
-    invocationFinished(record) {
-      publish('invocation', { type: 'invocation.finished', ...record }, publishInvocations);
-    },
-    invocationRefused(record) {
-      publish('invocation', { type: 'invocation.refused', ...record }, publishInvocations);
-    },
+    invocationFinished,
+    invocationRefused,
     subscribe(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);

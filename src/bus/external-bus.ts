@@ -4,14 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { connect, type IClientOptions, type IClientPublishOptions, type IClientSubscribeOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient, type IPublishPacket, type Packet } from 'mqtt';
+import { connect, type IClientOptions, type IClientPublishOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient, type IPublishPacket, type Packet } from 'mqtt';
 import type { Logger } from '../log.js';
 import { describeReasonCode, isProtocolVersionRefusal, NO_MATCHING_SUBSCRIBERS } from '../protocol/mqtt-reason-codes.js';
-import { isCommandTopic, topicMatches, topics } from '../protocol/topics.js';
+import { isCommandTopic, topics } from '../protocol/topics.js';
 import { emptyTraffic, type CoreBus, type IncomingMessage, type MessageHandler, type PublishOptions, type PublishReceipt } from './core-bus.js';
 import { DELIVERED, messageProperties, NO_SUBSCRIBERS, oversize, publishProperties, ReasonLog } from './mqtt5-session.js';
 import { RetainedCommandCleaner } from './retained-commands.js';
 import { collectWrites } from './write-collector.js';
+import { ExternalSubscriptions } from './external-subscriptions.js';
 
 export interface ExternalBusOptions {
   url: string;
@@ -39,31 +40,13 @@ export interface ExternalBusOptions {
   protocolVersion?: 4 | 5;
 }
 
-interface FilterEntry {
-  handlers: Set<MessageHandler>;
-  qos: 0 | 1;
-  /**
-   * MQTT 5 Subscription Identifier of this filter. An MQTT 5 broker (Mosquitto) delivers a message once
-   * per matching subscription, each copy tagged with its subscription's identifier, so a copy is handed
-   * only to the handlers of the filter it was sent for; otherwise a message matching two of the Core's
-   * filters would be handled twice by each.
-   */
-  id: number;
-}
-
-/** Subscription Identifiers run from 1 to 268,435,455 (a variable byte integer). */
-const MAX_SUBSCRIPTION_ID = 268_435_455;
-
 export class ExternalBus implements CoreBus {
   readonly embedded = false;
   readonly traffic = emptyTraffic();
   private readonly client: MqttClient;
   private readonly log: Logger;
   private readonly options: ExternalBusOptions;
-  private readonly filters = new Map<string, FilterEntry>();
-  private lastSubscriptionId = 0;
-  /** False when the broker's CONNACK says it does not support Subscription Identifiers. */
-  private subscriptionIdsAvailable = true;
+  private readonly subscriptions: ExternalSubscriptions;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private failedAttempts = 0;
   private connectedOnce = false;
@@ -118,6 +101,7 @@ export class ExternalBus implements CoreBus {
     if (options.username) clientOptions.username = options.username;
     if (options.password) clientOptions.password = options.password;
     this.client = connect(options.url, clientOptions);
+    this.subscriptions = new ExternalSubscriptions(this.client, this.log, this.reasons);
     this.client.on('connect', this.onConnect);
     this.client.on('close', this.onClose);
     this.client.on('message', this.onMessage);
@@ -166,35 +150,7 @@ export class ExternalBus implements CoreBus {
 
   async subscribe(filter: string, handler: MessageHandler): Promise<() => Promise<void>> {
     if (this.closing) throw new Error('bus is closed');
-    let entry = this.filters.get(filter);
-    if (!entry) {
-      entry = { handlers: new Set(), qos: 1, id: this.nextSubscriptionId() };
-      this.filters.set(filter, entry);
-      entry.handlers.add(handler);
-      // While disconnected the filter is only recorded: onConnect subscribes every recorded filter.
-      if (this.client.connected) {
-        try {
-          await this.subscribeOnBroker(filter, entry);
-        } catch (error) {
-          entry.handlers.delete(handler);
-          if (entry.handlers.size === 0) this.filters.delete(filter);
-          throw error;
-        }
-      }
-    } else {
-      entry.handlers.add(handler);
-    }
-    const subscribed = entry;
-    return async () => {
-      subscribed.handlers.delete(handler);
-      if (subscribed.handlers.size > 0 || this.filters.get(filter) !== subscribed) return;
-      this.filters.delete(filter);
-      if (this.client.connected) {
-        await this.client.unsubscribeAsync(filter).catch((error: unknown) => {
-          this.log.warn({ err: error, filter }, 'unsubscribe failed');
-        });
-      }
-    };
+    return this.subscriptions.add(filter, handler);
   }
 
   /** The external broker does not tell its clients about other clients' disconnects; wills carry that. */
@@ -214,7 +170,7 @@ export class ExternalBus implements CoreBus {
     // A clean DISCONNECT: the broker discards the will, so the integrator publishes the offline status
     // itself before closing when it wants one.
     await new Promise<void>((resolve) => this.client.end(false, {}, () => resolve()));
-    this.filters.clear();
+    this.subscriptions.clear();
   }
 
   /** True while an MQTT session with the broker is up. */
@@ -257,7 +213,7 @@ export class ExternalBus implements CoreBus {
     // loopback also wakes the broker), and without the stream's cost for each small piece of a packet.
     if (stream instanceof Writable) collectWrites(stream);
     this.maxPacketBytes = connack.properties?.maximumPacketSize;
-    this.subscriptionIdsAvailable = connack.properties?.subscriptionIdentifiersAvailable !== false;
+    this.subscriptions.idsAvailable = connack.properties?.subscriptionIdentifiersAvailable !== false;
     this.disconnectReason = undefined;
     // Request/response over QoS 1 stalls ~40 ms per hop on Nagle + delayed ACK without this.
     if (stream instanceof Socket) stream.setNoDelay(true);
@@ -266,12 +222,7 @@ export class ExternalBus implements CoreBus {
     this.sessionUp = true;
     this.failedAttempts = 0;
     this.log.info({ url: redactUrl(this.options.url), reconnect, mqtt: this.protocolVersion === 5 ? '5' : '3.1.1' }, 'connected to external broker');
-    // With a clean session the broker forgot every subscription: make them again.
-    for (const [filter, entry] of this.filters) {
-      this.subscribeOnBroker(filter, entry).catch((error: unknown) => {
-        this.log.error({ err: error, filter }, 'resubscribe failed');
-      });
-    }
+    this.subscriptions.resubscribeAll();
     if (this.options.birthPayload) {
       this.client.publish(topics.coreStatus(), this.options.birthPayload(), { qos: 1, retain: true }, (error) => {
         if (error) this.log.warn({ err: error.message }, 'core birth publish failed');
@@ -321,45 +272,8 @@ export class ExternalBus implements CoreBus {
     if (packet.properties) message.properties = messageProperties(packet.properties);
     this.traffic.received++;
     this.traffic.received_bytes += payload.length;
-    const sentFor = subscriptionIds(packet.properties?.subscriptionIdentifier);
-    for (const [filter, entry] of this.filters) {
-      if (sentFor ? !sentFor.includes(entry.id) : !topicMatches(filter, topic)) continue;
-      for (const handler of entry.handlers) {
-        try {
-          const returned: unknown = handler(message);
-          if (returned instanceof Promise) {
-            returned.catch((error: unknown) => this.log.error({ err: error, filter, topic }, 'bus handler failed'));
-          }
-        } catch (error) {
-          this.log.error({ err: error, filter, topic }, 'bus handler failed');
-        }
-      }
-    }
+    this.subscriptions.deliver(message, packet.properties?.subscriptionIdentifier);
   };
-
-  private nextSubscriptionId(): number {
-    this.lastSubscriptionId = this.lastSubscriptionId >= MAX_SUBSCRIPTION_ID ? 1 : this.lastSubscriptionId + 1;
-    return this.lastSubscriptionId;
-  }
-
-  private async subscribeOnBroker(filter: string, entry: FilterEntry): Promise<void> {
-    let refusedCode: number | undefined;
-    const options: IClientSubscribeOptions = { qos: entry.qos };
-    if (this.client.options.protocolVersion === 5 && this.subscriptionIdsAvailable) options.properties = { subscriptionIdentifier: entry.id };
-    try {
-      const granted = await this.client.subscribeAsync(filter, options);
-      refusedCode = granted.find((grant) => grant.qos >= 0x80)?.qos;
-    } catch (error) {
-      // mqtt.js rejects a refusal with the SUBACK attached: its reason codes (MQTT 5) or 0x80 (3.1.1).
-      const granted = (error as { packet?: { granted?: unknown } }).packet?.granted;
-      const code = Array.isArray(granted) ? granted.find((grant): grant is number => typeof grant === 'number' && grant >= 0x80) : undefined;
-      if (code === undefined) throw error;
-      refusedCode = code;
-    }
-    if (refusedCode === undefined) return;
-    this.reasons.refused('subscribe', refusedCode, { filter });
-    throw new Error(`external MQTT broker refused the subscription to ${filter}: ${describeReasonCode(refusedCode)} (check its ACL)`);
-  }
 
   private readonly onPacketReceive = (packet: Packet): void => {
     if (packet.cmd === 'puback') this.pubackReason = packet.reasonCode;
@@ -410,10 +324,4 @@ function redactUrl(url: string): string {
   } catch {
     return '(unparsable url)';
   }
-}
-
-/** The Subscription Identifiers a message was sent for (one or several), or undefined when it carries none. */
-function subscriptionIds(value: number | number[] | undefined): readonly number[] | undefined {
-  if (value === undefined) return undefined;
-  return Array.isArray(value) ? value : [value];
 }

@@ -1,10 +1,11 @@
 // Invocation: every call is validated, queued per plugin, given a deadline and ends exactly once.
 import { randomUUID } from 'node:crypto';
 import type { AdapterCall, PluginAdapter } from '../adapters/adapter.js';
+import { adapterMap, type AdapterMap } from '../adapters/adapter-map.js';
 import type { DispatchConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { MAX_CALL_TIMEOUT_SEC } from '../protocol/limits.js';
-import type { CapabilitySpec, ErrorCode, PluginRequest, PluginResult, PluginType } from '../protocol/types.js';
+import type { CapabilitySpec, ErrorCode, PluginRequest, PluginResult } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
@@ -12,6 +13,7 @@ import type { DispatcherApi, InvocationAudit, InvocationGuard, InvocationRefusal
 import { ParamValidator } from './param-validator.js';
 import { buildPluginRequest } from './plugin-request.js';
 import { withParameterDefaults } from './parameter-defaults.js';
+import type { InvocationEventBus } from './invocation-events.js';
 
 /** What observers learn about each finished invocation (no parameters: they may hold personal data). */
 export interface InvocationRecord {
@@ -26,20 +28,17 @@ export interface InvocationRecord {
 
 export interface DispatcherDeps {
   registry: RegistryApi;
-  adapters: PluginAdapter[];
+  /** The adapters by plugin type. A map is shared, not copied: adapters added to it later are used too. */
+  adapters: PluginAdapter[] | AdapterMap;
   config: DispatchConfig;
   log: Logger;
   now?: () => number;
   /** The Core's app id, sent as PluginRequest.app_id when the caller names none (config app_id). */
   app_id?: string;
-  /** Called once per invocation that reached a plugin's queue, after it ended. */
-  onFinished?: (record: InvocationRecord) => void;
-  /** Called once per invocation refused before it reached a plugin (policy, validation, state, queue). */
-  onRefused?: (record: InvocationRecord) => void;
+  /** Told of every invocation once it ended, run or refused (`invocation.finished`). */
+  events?: InvocationEventBus;
   /** Policy and confirmation, asked before anything is sent: a refusal never reaches the plugin. */
   guard?: InvocationGuard;
-  /** Called once per invocation, run or refused (the audit log). Must not throw. */
-  audit?: (entry: InvocationAudit) => void;
 }
 
 interface InFlight {
@@ -57,7 +56,7 @@ export interface DispatcherStats {
 }
 
 export class Dispatcher implements DispatcherApi {
-  private readonly adapters = new Map<PluginType, PluginAdapter>();
+  private readonly adapters: AdapterMap;
   private readonly queues = new Map<string, ConcurrencyGate>();
   private readonly inFlight = new Map<string, InFlight>();
   private readonly validator = new ParamValidator();
@@ -73,7 +72,7 @@ export class Dispatcher implements DispatcherApi {
 
   constructor(private readonly deps: DispatcherDeps) {
     this.now = deps.now ?? Date.now;
-    for (const adapter of deps.adapters) this.adapters.set(adapter.type, adapter);
+    this.adapters = deps.adapters instanceof Map ? deps.adapters : adapterMap(deps.adapters);
     // A plugin that goes away mid-call must not leave its callers waiting for the deadline.
     this.unsubscribe.push(
       deps.registry.events.on('plugin.health', ({ record }) => {
@@ -110,8 +109,7 @@ export class Dispatcher implements DispatcherApi {
       this.stats.failed++;
       if (error_code === 'busy') this.stats.rejected_busy++;
       this.deps.log.info({ request_id, plugin_id: options.plugin_id, error_code, error }, 'invocation refused');
-      this.recordAudit(options, auditedCapability, error_code, 0);
-      this.reportRefusal(request_id, options.plugin_id, auditedCapability, error_code);
+      this.announce(options, { request_id, plugin_id: options.plugin_id, capability_id: auditedCapability, success: false, error_code, duration_ms: 0 }, error_code, true);
       return { request_id, plugin_id: options.plugin_id, success: false, error, error_code };
     };
 
@@ -181,18 +179,10 @@ export class Dispatcher implements DispatcherApi {
     this.stats.invoked++;
     this.stats.failed++;
     this.deps.log.info({ plugin_id: options.plugin_id, capability_id: capability.id, error_code: refusal.code, error: refusal.message }, 'invocation refused');
-    this.recordAudit(options, capability.id, refusal.code, 0);
     const request_id = randomUUID();
-    this.reportRefusal(request_id, options.plugin_id, capability.id, refusal.code);
+    const refused: InvocationRecord = { request_id, plugin_id: options.plugin_id, capability_id: capability.id, success: false, error_code: refusal.code, duration_ms: 0 };
+    this.announce(options, refused, refusal.code, true);
     return { request_id, plugin_id: options.plugin_id, success: false, error: refusal.message, error_code: refusal.code };
-  }
-
-  private reportRefusal(request_id: string, plugin_id: string, capability_id: string, error_code: ErrorCode): void {
-    try {
-      this.deps.onRefused?.({ request_id, plugin_id, capability_id, success: false, error_code, duration_ms: 0 });
-    } catch (err) {
-      this.deps.log.error({ err }, 'invocation observer failed');
-    }
   }
 
   /** The guard's verdict: the user the call is made for (context.user_id) and whether it was confirmed. */
@@ -205,22 +195,21 @@ export class Dispatcher implements DispatcherApi {
     });
   }
 
-  private recordAudit(options: InvokeOptions, capabilityId: string, outcome: string, durationMs: number): void {
-    if (!this.deps.audit) return;
+  /** Tells the Core's observers (audit log, metrics, event feed) that an invocation ended. */
+  private announce(options: InvokeOptions, record: InvocationRecord, outcome: string, refused: boolean): void {
+    const events = this.deps.events;
+    if (!events) return;
     const context = options.context ?? {};
-    try {
-      this.deps.audit({
-        ts: this.now(),
-        ...(context.user_id !== undefined ? { user_id: context.user_id } : {}),
-        ...(context.channel_name !== undefined ? { channel: context.channel_name } : {}),
-        plugin_id: options.plugin_id,
-        capability_id: capabilityId,
-        outcome,
-        duration_ms: durationMs,
-      });
-    } catch (err) {
-      this.deps.log.error({ err }, 'audit sink failed');
-    }
+    const audit: InvocationAudit = {
+      ts: this.now(),
+      ...(context.user_id !== undefined ? { user_id: context.user_id } : {}),
+      ...(context.channel_name !== undefined ? { channel: context.channel_name } : {}),
+      plugin_id: options.plugin_id,
+      capability_id: record.capability_id,
+      outcome,
+      duration_ms: record.duration_ms,
+    };
+    events.emit('invocation.finished', { record, audit, refused });
   }
 
   private run(
@@ -251,19 +240,15 @@ export class Dispatcher implements DispatcherApi {
         else if (code === 'timeout') this.stats.timed_out++;
         else this.stats.failed++;
         resolve(result);
-        this.recordAudit(options, request.capability_id, result.success ? 'ok' : (result.error_code ?? code ?? 'plugin_error'), this.now() - startedAt);
-        try {
-          this.deps.onFinished?.({
-            request_id,
-            plugin_id,
-            capability_id: request.capability_id,
-            success: result.success,
-            ...(result.error_code ? { error_code: result.error_code } : {}),
-            duration_ms: this.now() - startedAt,
-          });
-        } catch (err) {
-          log.error({ err }, 'invocation observer failed');
-        }
+        const finished: InvocationRecord = {
+          request_id,
+          plugin_id,
+          capability_id: request.capability_id,
+          success: result.success,
+          ...(result.error_code ? { error_code: result.error_code } : {}),
+          duration_ms: this.now() - startedAt,
+        };
+        this.announce(options, finished, result.success ? 'ok' : (result.error_code ?? code ?? 'plugin_error'), false);
       };
       const abort = (error_code: ErrorCode, error: string): void => {
         if (settled) return;

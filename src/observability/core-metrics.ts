@@ -14,6 +14,7 @@ import type { LlmClient } from '../conversation/llm-client.js';
 import type { Logger } from '../log.js';
 import { findPackageRoot } from '../package-root.js';
 import type { PluginState } from '../registry/record.js';
+import type { InvocationEventBus } from '../dispatch/invocation-events.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { PluginSearchApi, RetrievalStatus } from '../retrieval/search-api.js';
 import type { EventLoopDelay } from './event-loop-monitor.js';
@@ -31,6 +32,8 @@ export interface CoreMetricsOptions {
   max_series: number;
   /** Reported in homeclaw_build_info; default: the package's version. */
   version?: string;
+  /** The bus of `invocation.finished`: every invocation is counted from it. */
+  events?: InvocationEventBus;
 }
 
 /** Services read when metrics are scraped; they exist only after the Core has built them. */
@@ -52,6 +55,7 @@ export class CoreMetrics {
 
   constructor(options: CoreMetricsOptions) {
     this.invocations = new InvocationMetrics({ registry: options.registry, log: options.log, max_series: options.max_series });
+    if (options.events) this.invocations.follow(options.events);
     this.invocations.registerIn(this.own);
     new Gauge({
       name: 'homeclaw_build_info',

@@ -1,8 +1,8 @@
 // Invocation metrics: how many calls ended per plugin, capability and outcome, and how long the calls that
-// reached a plugin took. The dispatcher reports every invocation through two typed hooks — `ended` for
-// each call, run or refused (its audit record), `finished` for each call that reached a plugin's queue —
-// and both land here. An invocation costs a map lookup and a few additions; prom-client reads the totals
-// when /metrics is scraped.
+// reached a plugin took. Every invocation's `invocation.finished` event lands here — `ended` for each
+// call, run or refused (its audit record), `finished` too for each call that reached a plugin's queue.
+// An invocation costs a map lookup and a few additions; prom-client reads the totals when /metrics is
+// scraped.
 //
 // Labels stay bounded. Plugin and capability ids are taken only from the registry, never from a caller:
 // an unregistered plugin is counted as plugin="_unknown", an unknown capability of a registered plugin as
@@ -12,6 +12,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { InvocationAudit } from '../dispatch/dispatcher-api.js';
 import type { InvocationRecord } from '../dispatch/dispatcher.js';
+import type { InvocationEventBus } from '../dispatch/invocation-events.js';
 import type { Logger } from '../log.js';
 import type { ErrorCode } from '../protocol/types.js';
 import type { RegistryApi } from '../registry/registry-api.js';
@@ -119,6 +120,16 @@ export class InvocationMetrics {
     const series = this.seriesFor(record.plugin_id, record.capability_id);
     series.duration ??= this.histogram.open({ plugin: series.plugin, capability: series.capability });
     series.duration.observe(record.duration_ms / 1000);
+  }
+
+  /** Counts every invocation the bus reports as finished, until stop(). */
+  follow(events: InvocationEventBus): void {
+    this.unsubscribe.push(
+      events.on('invocation.finished', ({ record, audit, refused }) => {
+        this.ended(audit);
+        if (!refused) this.finished(record);
+      }),
+    );
   }
 
   /** (plugin, capability) pairs with their own series now. */

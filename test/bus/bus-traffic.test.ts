@@ -56,7 +56,7 @@ async function exchange(url: string | null, peerUrl: () => string, copies: numbe
   // Nobody in the Core listens there: not counted.
   await peer.publish(topics.channelOut('hallway'), '{"text":"not for the Core"}');
   const deadline = Date.now() + 5_000;
-  while ((received.length < incoming.length || bus.traffic.received < incoming.length * copies) && Date.now() < deadline) {
+  while ((received.length < incoming.length || (bus.traffic?.received ?? 0) < incoming.length * copies) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 10));
   }
   // Any duplicate copy would have arrived by now, right behind the last expected one.

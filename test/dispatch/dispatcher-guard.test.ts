@@ -1,4 +1,4 @@
-// The dispatcher's pre-invoke check and audit hook: a refused call never reaches the adapter, every
+// The dispatcher's pre-invoke check and its invocation.finished event (the audit log's source): a refused call never reaches the adapter, every
 // ending (run or refused) is audited once with the resolved capability and no parameter values.
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { AccessPolicy } from '../../src/access/policy.js';
 import type { AdapterCall, PluginAdapter } from '../../src/adapters/adapter.js';
 import type { InvocationAudit } from '../../src/dispatch/dispatcher-api.js';
 import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import type { InvocationEventBus } from '../../src/dispatch/invocation-events.js';
 import { silentLogger } from '../../src/log.js';
 import { TypedEventBus } from '../../src/registry/events.js';
 import { Registry } from '../../src/registry/registry.js';
@@ -37,6 +38,11 @@ beforeEach(() => {
   });
   calls = [];
   audited = [];
+  const events: InvocationEventBus = new TypedEventBus(log);
+  events.on('invocation.finished', ({ audit }) => {
+    if (sinkThrows) throw new Error('audit store gone');
+    audited.push(audit);
+  });
   sinkThrows = false;
   const adapter: PluginAdapter = {
     type: 'inline',
@@ -51,10 +57,7 @@ beforeEach(() => {
     config: { default_timeout_sec: 5, default_max_concurrency: 2, default_queue_limit: 10 },
     log,
     guard: new AccessPolicy({ users: { kid: { deny: ['lock.unlock'] } }, require_confirmation: [] }),
-    audit: (entry) => {
-      if (sinkThrows) throw new Error('audit store gone');
-      audited.push(entry);
-    },
+    events,
   });
 });
 afterEach(async () => {

@@ -1,14 +1,14 @@
 // Keeps adapters in step with the registry: a plugin registered or changed is attached to its adapter
 // (connect an MCP server, start health polling), a removed one detached. Failures are logged and
 // reflected in the plugin's state; they never reach the registry's emitter.
-import type { PluginAdapter } from '../adapters/adapter.js';
+import type { AdapterMap } from './adapter-map.js';
 import type { Logger } from '../log.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 
 export interface AdapterAttachmentsDeps {
   registry: RegistryApi;
-  adapters: Map<string, PluginAdapter>;
+  adapters: AdapterMap;
   log: Logger;
 }
 

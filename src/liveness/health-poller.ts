@@ -4,7 +4,7 @@
 import type { Logger } from '../log.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
-import type { HealthReport } from './adapter.js';
+import type { HealthReport } from '../adapters/adapter.js';
 
 export interface HealthPollerOptions {
   registry: RegistryApi;

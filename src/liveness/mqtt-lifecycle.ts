@@ -13,8 +13,8 @@ import { dedupeIssues, parseJsonPayload, validatePayload } from '../protocol/val
 import type { RegistryApi } from '../registry/registry-api.js';
 import { diskFullMessage } from '../disk-full.js';
 import { UNCLAIMED_OWNER } from '../access/plugin-claims.js';
-import type { FetchedDescriptor } from './descriptor-fetch.js';
-import { isReference, ReferenceRegistrations } from './mqtt-register-reference.js';
+import type { FetchedDescriptor } from '../adapters/descriptor-fetch.js';
+import { isReference, ReferenceRegistrations } from '../adapters/mqtt-register-reference.js';
 
 export interface MqttLifecycleDeps {
   bus: CoreBus;

@@ -1,0 +1,78 @@
+// The shapes the conversation engine works with: the message in, the engine's dependencies and
+// settings, the reply body of one turn, and the turn itself.
+import type { DispatcherApi } from '../dispatch/dispatcher-api.js';
+import type { Logger } from '../log.js';
+import type { ChannelMessageOut, JsonObject } from '../protocol/types.js';
+import type { RegistryApi } from '../registry/registry-api.js';
+import type { PluginSearchApi } from '../retrieval/search-api.js';
+import type { ConversationAccess } from './action-confirmation.js';
+import type { LlmClient } from './llm-client.js';
+import type { ProfileUpdates } from './profile-updates.js';
+import type { ParameterResolver, PendingCallStore, ProfileStore, ReplyInterpreter, SessionKey, SystemContext } from './resolver-api.js';
+
+export interface UserMessage {
+  channel: string;
+  user_id: string;
+  session_id?: string;
+  text: string;
+  request_id?: string;
+  user_name?: string;
+  timezone?: string;
+  location?: string;
+  /** The kind of front door (mqtt, http, wyoming) or what the channel message said; passed to plugins. */
+  channel_type?: string;
+  app_id?: string;
+  /** The channel message's metadata, passed to plugins. */
+  metadata?: JsonObject;
+}
+
+export interface ConversationEngine {
+  /** Never rejects: every failure becomes a reply of kind 'error'. */
+  handleMessage(message: UserMessage): Promise<ChannelMessageOut>;
+}
+
+export interface ConversationSettings {
+  /** Plugins shown to the model (retrieval top-k). */
+  top_k: number;
+  /** LLM rounds per message (config llm.max_rounds). */
+  max_rounds: number;
+  pending_ttl_sec: number;
+  /** Minimum top retrieval score for routing a natural message without an LLM. */
+  no_llm_threshold: number;
+  max_text_bytes: number;
+  /** Used when a message carries no (valid) timezone; default: the machine's. */
+  default_timezone?: string;
+  /** Previous messages of the session replayed to the model (default 10). */
+  history_messages?: number;
+}
+
+export interface ConversationEngineDeps {
+  /** null: no LLM configured (slash commands and direct routing only). */
+  llm: LlmClient | null;
+  retrieval: PluginSearchApi;
+  dispatcher: DispatcherApi;
+  registry: Pick<RegistryApi, 'get' | 'list'>;
+  resolver: ParameterResolver;
+  pending: PendingCallStore;
+  interpreter: ReplyInterpreter;
+  profiles: Pick<ProfileStore, 'get'>;
+  log: Logger;
+  settings: ConversationSettings;
+  now?: () => Date;
+  /** Told of every user message the engine takes (e.g. to remember the user's last channel). */
+  onUserMessage?: (key: SessionKey) => void;
+  /** Policy (what the user may reach) and which capabilities need the user's confirmation. */
+  access?: ConversationAccess;
+  /** Offers the model the profile_update tool; every change waits for the user's "yes". */
+  profileUpdates?: ProfileUpdates;
+}
+
+export type ReplyBody = Pick<ChannelMessageOut, 'text' | 'kind' | 'plugin_id' | 'capability_id'>;
+
+export interface Turn {
+  key: SessionKey;
+  message: UserMessage;
+  text: string;
+  request_id: string;
+  system: SystemContext;
+}

@@ -269,7 +269,7 @@ export const AccessSchema = section({
 export const PolicySchema = section({
   /** For users without an entry of their own; absent: they may reach everything. */
   default: Type.Optional(PolicyRuleSchema),
-  users: map({ pattern: userIdPattern }, PolicyRuleSchema),
+  users: map({ type: 'string', pattern: userIdPattern }, PolicyRuleSchema),
   /** Capabilities that always need the user's confirmation, beside those flagged in their descriptor. */
   require_confirmation: strings(policyPattern),
 });

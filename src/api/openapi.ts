@@ -91,7 +91,7 @@ function parameterGroup(parameters: Parameter[], where: string, schemas: Record<
 }
 
 /** One OpenAPI operation (with its path item's shared parameters) as a fastify route schema. */
-export function routeSchemaOf(pathItem: JsonObject, operation: JsonObject, schemas: Record<string, JsonObject>): FastifySchema {
+function routeSchemaOf(pathItem: JsonObject, operation: JsonObject, schemas: Record<string, JsonObject>): FastifySchema {
   const responsesTable = errorResponses();
   const parameters = [...((pathItem['parameters'] ?? []) as Parameter[]), ...((operation['parameters'] ?? []) as Parameter[])];
   const response: JsonObject = {};

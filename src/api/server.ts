@@ -4,6 +4,7 @@ import { ADMIN, type Principal } from '../access/principal.js';
 import { diskFullMessage } from '../disk-full.js';
 import type { Logger } from '../log.js';
 import { errorBody } from './errors.js';
+import { installOpenApi } from './openapi.js';
 import type { IngressAuth } from './ingress-auth.js';
 import { adminOnlyMessage, principalOf, resolvePrincipal, type UserTokenVerifier } from './principal-auth.js';
 
@@ -59,6 +60,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Large enough that an oversized chat message reaches the conversation engine and gets its own clear answer.
     bodyLimit: 4 * 1024 * 1024,
   });
+  // Before any route: each route gets its documentation as it is registered.
+  installOpenApi(app);
   const publicPaths = new Set(['/api/openapi.json', ...(options.publicPaths ?? [])]);
   const publicPrefixes = options.publicPrefixes ?? [];
   const schemes: BearerScheme[] = [];

@@ -1,14 +1,12 @@
-// Config = embedded defaults ← YAML file ← environment. Every problem is reported at once, each with
-// its path, so a user fixes the file in one go.
+// Config = YAML file ← environment, then every missing key from the schema's defaults. Every problem is
+// reported at once, each with its path, so a user fixes the file in one go.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { findPackageRoot } from '../package-root.js';
 import type { ValidationIssue } from '../protocol/types.js';
-import { DEFAULT_CONFIG } from './defaults.js';
-import { CONFIG_SCHEMA } from './schema.js';
 import type { CoreConfig } from './types.js';
+import { validateConfigTree } from './validate.js';
 
 export type ConfigOutcome = { ok: true; config: CoreConfig; file: string | null } | { ok: false; errors: ValidationIssue[] };
 
@@ -144,23 +142,20 @@ export function loadConfig(options: LoadConfigOptions = {}): ConfigOutcome {
       return { ok: false, errors: [{ path: file, message: `YAML syntax error: ${(err as Error).message}` }] };
     }
   }
-  const merged = merge(merge(merge(DEFAULT_CONFIG as unknown as Tree, fileLayer), envLayer(env, errors)), options.overrides ?? {});
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  const validate = ajv.compile(CONFIG_SCHEMA);
-  if (!validate(merged)) {
-    for (const e of validate.errors ?? []) {
-      if (e.keyword === 'propertyNames') continue; // its nested error below names the key
-      // A key that fails a propertyNames rule (a user id or channel name used as a key) is named in the path.
-      const badKey = (e as { propertyName?: string }).propertyName;
-      const extra =
-        e.keyword === 'additionalProperties'
-          ? `/${String((e.params as { additionalProperty?: string }).additionalProperty)}`
-          : badKey !== undefined
-            ? `/${badKey}`
-            : '';
-      const message = e.keyword === 'additionalProperties' ? 'unknown setting' : `${badKey !== undefined ? 'invalid name: ' : ''}${e.message ?? 'invalid'}`;
-      errors.push({ path: `${e.instancePath}${extra}` || '/', message });
-    }
+  // A copy: filling in defaults must not touch the file's own tree (read below for plugins.dir).
+  const merged = structuredClone(merge(merge(fileLayer, envLayer(env, errors)), options.overrides ?? {}));
+  for (const e of validateConfigTree(merged)) {
+    if (e.keyword === 'propertyNames') continue; // its nested error below names the key
+    // A key that fails a propertyNames rule (a user id or channel name used as a key) is named in the path.
+    const badKey = (e as { propertyName?: string }).propertyName;
+    const extra =
+      e.keyword === 'additionalProperties'
+        ? `/${String((e.params as { additionalProperty?: string }).additionalProperty)}`
+        : badKey !== undefined
+          ? `/${badKey}`
+          : '';
+    const message = e.keyword === 'additionalProperties' ? 'unknown setting' : `${badKey !== undefined ? 'invalid name: ' : ''}${e.message ?? 'invalid'}`;
+    errors.push({ path: `${e.instancePath}${extra}` || '/', message });
   }
   if (errors.length > 0) return { ok: false, errors };
   const config = merged as unknown as CoreConfig;

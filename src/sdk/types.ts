@@ -1,5 +1,6 @@
 // The public types of the plugin SDK: what a plugin author passes to connectPlugin and gets back.
-import type { CapabilitySpec, JsonObject, JsonValue, PluginConfig, PluginRequest, ValidationIssue } from '../protocol/types.js';
+// Their wire parts derive from the protocol types (generated from topics/schemas).
+import type { CapabilitySpec, JsonObject, PluginConfig, PluginDescriptor, PluginRequest, PluginResult, ValidationIssue } from '../protocol/types.js';
 
 /**
  * A parameter as a plugin author writes it: the canonical form with `required` optional (default true,
@@ -15,34 +16,20 @@ export type CapabilityInput = Omit<CapabilitySpec, 'parameters' | 'post_process'
 };
 
 /**
- * The descriptor a plugin author passes: the canonical HomeClaw form (plan §4) without the fields the
- * Core sets itself (`source`) and with `type` defaulting to 'mqtt'.
+ * The descriptor a plugin author passes: the canonical HomeClaw form without the fields the Core sets
+ * itself (`source`, and `type`: 'mqtt' for a plugin connected through the SDK).
  */
-export interface PluginDescriptorInput {
-  id: string;
-  name: string;
-  description: string;
-  description_long?: string;
-  examples?: string[];
-  version?: string;
-  keywords?: string[];
+export type PluginDescriptorInput = Omit<PluginDescriptor, 'capabilities' | 'source' | 'type' | 'config'> & {
   capabilities: CapabilityInput[];
-  health_check_url?: string;
   config?: PluginConfig;
-}
+};
 
 /** What a handler may return: plain text, or text and/or structured data. */
 export type HandlerOutput =
   | string
   | void
-  | {
-      text?: string;
-      data?: JsonValue;
-      metadata?: JsonObject;
-      /** The plugin needs more input from the user (seed PluginParameterCollection §3.6). */
-      ask_user?: boolean;
-      missing_parameters?: string[];
-    };
+  /** ask_user: the plugin needs more input from the user (missing_parameters names it). */
+  | Pick<PluginResult, 'text' | 'data' | 'metadata' | 'ask_user' | 'missing_parameters'>;
 
 export interface HandlerContext {
   request: PluginRequest;

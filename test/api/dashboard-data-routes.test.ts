@@ -3,13 +3,13 @@
 // entry of each plugin (admin). Answers are checked against the OpenAPI document too.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { openApiSchemas } from '../../src/api/openapi.js';
 import { startTestCore, type TestCore } from '../helpers/core.js';
 
 let core: TestCore;
 let aliceToken: string;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
-ajv.addSchema(buildOpenApiDocument(), 'openapi.json');
+ajv.addSchema({ components: { schemas: openApiSchemas() } }, 'openapi.json');
 const valid = (component: string, value: unknown): boolean => {
   const validate = ajv.compile({ $ref: `openapi.json#/components/schemas/${component}` });
   const ok = validate(value);

@@ -3,7 +3,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { describedPaths } from '../../src/api/openapi.js';
 import { SCHEMA_NAMES } from '../../src/protocol/schemas.js';
 import { startTestCore, type TestCore } from '../helpers/core.js';
 
@@ -185,8 +185,20 @@ describe('GET /api/openapi.json', () => {
     check('ErrorBody', await unauthorized.json());
   });
 
-  it('builds the same document without a running Core', () => {
-    const built = buildOpenApiDocument();
-    expect(Object.keys(built['paths'] as object).sort()).toEqual(Object.keys(doc.paths).sort());
+  it('documents without changing answers: a bad body without a token gets 401, with one the handler\'s own 400', async () => {
+    const noToken = await fetch(`${core.httpUrl}/api/plugins/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"carrier-pigeon"}' });
+    expect(noToken.status).toBe(401);
+    const bad = await core.api<{ problems: { path: string; message: string }[] }>('POST', '/api/plugins/unregister', { plugin_id: 42 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.problems.length).toBeGreaterThan(0);
+    expect(bad.body.problems.every((p) => typeof p.path === 'string' && typeof p.message === 'string')).toBe(true);
+  });
+
+  it('is produced from the registered routes: every description belongs to a route the Core has', () => {
+    // A description whose route is gone would silently drop out of the document; it must not linger.
+    const served = new Set(Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((k) => HTTP_METHODS.includes(k)).map((m) => `${m} ${path}`)));
+    const described = Object.entries(describedPaths()).flatMap(([path, item]) => Object.keys(item).filter((k) => HTTP_METHODS.includes(k)).map((m) => `${m} ${path}`));
+    expect(described.filter((operation) => !served.has(operation))).toEqual([]);
+    expect(described.length).toBe(served.size);
   });
 });

@@ -15,6 +15,7 @@ import { textTable } from './cli/table.js';
 import { ConfigError, EMBEDDED_DISCOVERY_WARNING, startCore } from './main.js';
 import type { ParameterSpec, PluginResult } from './protocol/types.js';
 import { parseProfileAssignments } from './conversation/profile-store.js';
+import { packageVersion } from './kit/package-version.js';
 
 interface Output {
   out: (text: string) => void;
@@ -65,7 +66,7 @@ function formatProfile(user: string, profile: Record<string, unknown>): string {
 export function buildProgram(): Command {
   const program = new Command('homeclaw')
     .description('HomeClaw Bus: the plugin bus of a home AI assistant')
-    .version('0.1.0')
+    .version(packageVersion())
     .showHelpAfterError();
 
   program

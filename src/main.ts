@@ -33,7 +33,7 @@ import { HEALTH_PATHS } from './api/routes/health.js';
 import { METRICS_PATH } from './api/routes/metrics.js';
 import { DASHBOARD_PUBLIC_PATHS, DASHBOARD_PUBLIC_PREFIXES } from './api/routes/dashboard.js';
 import { registerRoutes } from './api/routes/index.js';
-import { redactUrl, statusView } from './api/status-view.js';
+import { statusView } from './api/status-view.js';
 import { CoreMetrics } from './observability/core-metrics.js';
 import { createIngressAuth } from './api/ingress-auth.js';
 import { createCoreReadiness } from './observability/core-readiness.js';
@@ -63,6 +63,8 @@ import { syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
 import { attachCallFrontDoor } from './bridges/homeassistant/call-front-door.js';
 import { DiscoveryPublisher } from './bridges/homeassistant/discovery/publisher.js';
 import { EventLoopMonitor } from './observability/event-loop-monitor.js';
+import { redactUrl } from './kit/redact-url.js';
+import { packageVersion } from './kit/package-version.js';
 
 export { ConfigError, EMBEDDED_DISCOVERY_WARNING, type CoreContext, type RunningCore, type StartCoreOptions } from './lifecycle/core-context.js';
 
@@ -292,7 +294,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         settings: { ...config.wyoming, port: config.wyoming.port },
         engine,
         log: log.child({ room: 'channels', channel: 'wyoming' }),
-        version: '0.1.0',
+        version: packageVersion(),
       });
       wyoming = running;
       await parts.start(runningPart('wyoming', () => running.stop()));

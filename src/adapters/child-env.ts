@@ -3,6 +3,7 @@
 // token, the LLM key, the broker password), so a child never inherits it: it gets only what a program
 // needs to run in this place and language, plus exactly what its manifest's `env` sets.
 import type { JsonValue } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
@@ -37,7 +38,7 @@ export function buildChildEnv(
 
 /** The manifest's `config.env` when it is an object, else nothing. */
 export function manifestEnvOf(value: JsonValue | undefined): Record<string, JsonValue> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  return isPlainObject(value) ? value : undefined;
 }
 
 export interface ChildEnvReport {

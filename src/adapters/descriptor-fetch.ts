@@ -7,6 +7,8 @@
 import { parse as parseYaml } from 'yaml';
 import { guardedFetch, TargetRefusedError } from './guarded-fetch.js';
 import type { SelfTargetGuard } from './self-target.js';
+import { errorMessage } from '../kit/error-message.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export interface DescriptorFetchLimits {
   /** The whole exchange: connecting, redirects, headers and body. */
@@ -105,7 +107,7 @@ function parseDocument(text: string, kind: 'json' | 'yaml' | 'plain', shown: str
   } catch (error) {
     return { ok: false, error: `${shown} is not valid ${kind === 'json' ? 'JSON' : kind === 'yaml' ? 'YAML' : 'JSON or YAML'}${whereItFailed(error)}` };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+  if (!isPlainObject(value)) {
     return { ok: false, error: `${shown} holds ${Array.isArray(value) ? 'a list' : value === null || value === undefined ? 'nothing' : `a ${typeof value}`}, not a descriptor object` };
   }
   return { ok: true, document: value as Record<string, unknown> };
@@ -116,7 +118,7 @@ function parseDocument(text: string, kind: 'json' | 'yaml' | 'plain', shown: str
  * of whatever it pointed at (a page on the LAN) must not travel back in the nack.
  */
 function whereItFailed(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const position = /position (\d+)/.exec(message) ?? /at line (\d+), column (\d+)/.exec(message);
   if (!position) return '';
   return position.length === 3 ? ` (line ${position[1]}, column ${position[2]})` : ` (at character ${position[1]})`;
@@ -127,5 +129,5 @@ function causeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (cause && typeof cause.code === 'string') return cause.code;
   if (cause && typeof cause.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { PARAMETER_TYPES, type CapabilitySpec, type JsonObject, type JsonValue, type ParameterSpec, type ParameterType, type PluginRequest } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 const CAPABILITY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
@@ -25,7 +26,7 @@ function shortHash(text: string): string {
 
 /** Drops anything that is not plain JSON (functions, undefined, cycles are impossible from JSON-RPC). */
 export function toJsonObject(value: unknown): JsonObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  if (!isPlainObject(value)) return {};
   return JSON.parse(JSON.stringify(value)) as JsonObject;
 }
 

@@ -14,6 +14,8 @@ import type { PluginResult } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import { whenAborted, type AdapterCall, type PluginAdapter } from './adapter.js';
 import { mqttRequestPayload } from './mqtt-request.js';
+import { errorMessage } from '../kit/error-message.js';
+import { formatIssues } from '../kit/format-issues.js';
 
 interface Pending {
   plugin_id: string;
@@ -89,7 +91,7 @@ export class MqttAdapter implements PluginAdapter {
         await bus.publish(topic, payload, { qos: 1 });
       }
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       if (err instanceof PacketTooLargeError) return this.endUnsent(call, result, { error: `request to plugin ${record.descriptor.id}: ${message}`, error_code: 'invalid_params' });
       return this.endUnsent(call, result, { error: `could not send the request to plugin ${record.descriptor.id}: ${message}`, error_code: 'adapter_error' });
     }
@@ -164,7 +166,7 @@ export class MqttAdapter implements PluginAdapter {
         request_id: requestId,
         plugin_id: pending.plugin_id,
         success: false,
-        error: `plugin sent an invalid result: ${valid.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`,
+        error: `plugin sent an invalid result: ${formatIssues(valid.errors)}`,
         error_code: 'plugin_error',
       });
       return;

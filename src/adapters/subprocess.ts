@@ -9,6 +9,7 @@ import type { PluginResult } from '../protocol/types.js';
 import type { AdapterCall, PluginAdapter } from './adapter.js';
 import { buildChildEnv, manifestEnvOf } from './child-env.js';
 import { clip, failure, looksLikeResult, parseTextualAnswer, textResult, tryParseJson, coerceResult } from './plugin-result.js';
+import { errorMessage } from '../kit/error-message.js';
 
 export interface SubprocessAdapterOptions {
   log: Logger;
@@ -75,7 +76,7 @@ export function createSubprocessAdapter(options: SubprocessAdapterOptions): Subp
       try {
         child = spawn(command, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
       } catch (err) {
-        resolvePromise(failure(request, `plugin ${id}: could not start ${command}: ${err instanceof Error ? err.message : String(err)}`, 'adapter_error'));
+        resolvePromise(failure(request, `plugin ${id}: could not start ${command}: ${errorMessage(err)}`, 'adapter_error'));
         return;
       }
 

@@ -13,6 +13,8 @@ import { readConfirmation } from './confirmation-flag.js';
 import { OutputSchemaCheck } from './mcp-output-check.js';
 import { portableInputSchema } from './mcp-input-schema.js';
 import { buildToolCatalog, InputSchemaCache, type CatalogEntry, type CatalogScope } from './mcp-tool-catalog.js';
+import { isPlainObject } from '../kit/plain-object.js';
+import { packageVersion } from '../kit/package-version.js';
 
 /** The retrieval room's search tool, offered beside the plugin tools. */
 export interface FindPluginsTool {
@@ -48,7 +50,7 @@ export interface McpSessionServer {
   close(): Promise<void>;
 }
 
-const SERVER_INFO = { name: 'homeclaw-bus', version: '0.1.0' };
+const SERVER_INFO = { name: 'homeclaw-bus', version: packageVersion() };
 const LIST_CHANGED_DEBOUNCE_MS = 50;
 
 function errorResult(text: string): CallToolResult {
@@ -56,7 +58,7 @@ function errorResult(text: string): CallToolResult {
 }
 
 function toJsonObject(value: unknown): JsonObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  if (!isPlainObject(value)) return {};
   return JSON.parse(JSON.stringify(value)) as JsonObject;
 }
 

@@ -15,6 +15,7 @@ import { openApiSchemas } from './openapi-components.js';
 import { dashboardPaths } from './openapi-dashboard.js';
 import { frontDoorPaths } from './openapi-front-doors.js';
 import { corePaths, errorResponses } from './openapi-paths.js';
+import { packageVersion } from '../kit/package-version.js';
 
 export interface OpenApiOptions {
   /** info.version; default the package version. */
@@ -165,7 +166,7 @@ export function installOpenApi(app: FastifyInstance): void {
   fastifySwagger(
     app,
     {
-      openapi: { ...(documentFrame('0.1.0') as object), components: { securitySchemes: SECURITY_SCHEMES as never } },
+      openapi: { ...(documentFrame(packageVersion()) as object), components: { securitySchemes: SECURITY_SCHEMES as never } },
       // The components are placed after swagger's pass so their $refs stay exactly as written.
       transformObject: (built) => {
         // swagger's own document types differ per OpenAPI version; this one is plain JSON.

@@ -13,6 +13,7 @@ import { DELIVERED, messageProperties, NO_SUBSCRIBERS, oversize, publishProperti
 import { RetainedCommandCleaner } from './retained-commands.js';
 import { collectWrites } from './write-collector.js';
 import { ExternalSubscriptions } from './external-subscriptions.js';
+import { redactUrl } from '../kit/redact-url.js';
 
 export interface ExternalBusOptions {
   url: string;
@@ -315,13 +316,3 @@ export class ExternalBus implements CoreBus {
 
 const noTrace = (): void => undefined;
 
-/** Broker URLs may carry user:password; never log those. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable url)';
-  }
-}

@@ -8,6 +8,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { topics } from '../protocol/topics.js';
 import { isChannelId } from '../protocol/ids.js';
 import type { ChannelMessageIn, ChannelMessageOut } from '../protocol/types.js';
+import { errorMessage } from '../kit/error-message.js';
 
 export interface ChatClientOptions {
   url: string;
@@ -251,7 +252,7 @@ export function registerChatCommands(program: Command): void {
       try {
         process.exitCode = await runChat(optionsFrom(raw), { input: process.stdin, output: process.stdout }, { json: raw.json === true });
       } catch (error) {
-        process.stderr.write(`homeclaw chat: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.stderr.write(`homeclaw chat: ${errorMessage(error)}\n`);
         process.exitCode = 1;
       }
     });
@@ -261,7 +262,7 @@ export function registerChatCommands(program: Command): void {
       try {
         process.exitCode = await runSend(text, optionsFrom(raw), process.stdout, raw.json === true);
       } catch (error) {
-        process.stderr.write(`homeclaw send: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.stderr.write(`homeclaw send: ${errorMessage(error)}\n`);
         process.exitCode = 1;
       }
     });

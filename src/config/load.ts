@@ -7,6 +7,7 @@ import { findPackageRoot } from '../package-root.js';
 import type { ValidationIssue } from '../protocol/types.js';
 import type { CoreConfig } from './types.js';
 import { validateConfigTree } from './validate.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export type ConfigOutcome = { ok: true; config: CoreConfig; file: string | null } | { ok: false; errors: ValidationIssue[] };
 
@@ -57,15 +58,12 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_METRICS_TOKEN', path: ['metrics', 'token'], kind: 'string' },
 ];
 
-function isTree(value: unknown): value is Tree {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function merge(base: Tree, over: Tree): Tree {
   const out: Tree = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const current = out[key];
-    out[key] = isTree(current) && isTree(value) ? merge(current, value) : value;
+    out[key] = isPlainObject(current) && isPlainObject(value) ? merge(current, value) : value;
   }
   return out;
 }
@@ -74,7 +72,7 @@ function setPath(tree: Tree, path: string[], value: unknown): void {
   let node = tree;
   for (const key of path.slice(0, -1)) {
     const next = node[key];
-    if (!isTree(next)) node[key] = {};
+    if (!isPlainObject(next)) node[key] = {};
     node = node[key] as Tree;
   }
   node[path[path.length - 1] as string] = value;
@@ -136,7 +134,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ConfigOutcome {
     try {
       const parsed: unknown = parseYaml(text);
       if (parsed === null || parsed === undefined) fileLayer = {};
-      else if (!isTree(parsed)) errors.push({ path: file, message: 'the config file must contain a YAML mapping' });
+      else if (!isPlainObject(parsed)) errors.push({ path: file, message: 'the config file must contain a YAML mapping' });
       else fileLayer = parsed;
     } catch (err) {
       return { ok: false, errors: [{ path: file, message: `YAML syntax error: ${(err as Error).message}` }] };
@@ -161,8 +159,8 @@ export function loadConfig(options: LoadConfigOptions = {}): ConfigOutcome {
   const config = merged as unknown as CoreConfig;
   config.data_dir = resolve(cwd, config.data_dir);
   // Built-in plugins ship with the package: the default folder is the package's own, wherever the Core runs from.
-  const pluginsDirSet = isTree(fileLayer.plugins) && 'dir' in fileLayer.plugins;
-  const pluginsFromEnvOrOverride = env.HOMECLAW_PLUGINS_DIR || (isTree(options.overrides?.plugins) && 'dir' in options.overrides.plugins);
+  const pluginsDirSet = isPlainObject(fileLayer.plugins) && 'dir' in fileLayer.plugins;
+  const pluginsFromEnvOrOverride = env.HOMECLAW_PLUGINS_DIR || (isPlainObject(options.overrides?.plugins) && 'dir' in options.overrides.plugins);
   config.plugins.dir =
     !pluginsDirSet && !pluginsFromEnvOrOverride
       ? join(findPackageRoot(), 'plugins')

@@ -6,6 +6,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import formatsModule from 'ajv-formats';
 import { capabilityInputSchema, parameterSchema } from '../protocol/descriptor/json-schema.js';
 import type { CapabilitySpec, JsonObject, JsonValue } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export type CoerceResult = { ok: true; value: JsonValue } | { ok: false; reason: string };
 
@@ -18,9 +19,6 @@ const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on', '1']);
 const FALSE_WORDS = new Set(['false', 'no', 'n', 'off', '0']);
 const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function schemaTypes(schema: JsonObject): string[] {
   const type = schema.type;

@@ -9,6 +9,7 @@ import { filters, parseTopic, topics } from '../protocol/topics.js';
 import type { ChannelMessageIn, ChannelMessageOut } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import type { ConversationEngine } from './engine.js';
+import { formatIssues } from '../kit/format-issues.js';
 
 export interface MqttChannelOptions {
   bus: CoreBus;
@@ -56,7 +57,7 @@ export async function attachMqttChannels(options: MqttChannelOptions): Promise<M
     }
     const validated = validatePayload('channel/in', parsed.value);
     if (!validated.ok) {
-      const problems = validated.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
+      const problems = formatIssues(validated.errors, { root: 'omit' });
       log.warn({ channel, errors: validated.errors }, 'invalid channel message');
       await publishReply(channel, errorReply(parsed.value, `Invalid message: ${problems}`));
       return;

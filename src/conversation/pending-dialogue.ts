@@ -22,6 +22,7 @@ import { describeFailure, postProcess } from './post-process.js';
 import { looksLikeCorrectionAttempt } from './reply-interpreter.js';
 import type { PendingCall, Profile, SessionKey } from './resolver-api.js';
 import { sessionId } from './sessions.js';
+import { findCapability } from '../kit/find-capability.js';
 
 export class PendingDialogue {
   private readonly deps: ConversationEngineDeps;
@@ -114,7 +115,7 @@ export class PendingDialogue {
       return undefined;
     }
     const record = this.deps.registry.get(pending.plugin_id);
-    const capability = record ? findCapability(record, pending.capability_id) : undefined;
+    const capability = record ? findCapability(record.descriptor, pending.capability_id) : undefined;
     if (!record || !capability) {
       this.clearPending(turn.key);
       return undefined;
@@ -203,10 +204,6 @@ export class PendingDialogue {
   }
 }
 
-export function findCapability(record: PluginRecord, capabilityId: string | undefined): CapabilitySpec | undefined {
-  const capabilities = record.descriptor.capabilities;
-  return capabilityId === undefined ? capabilities[0] : capabilities.find((c) => c.id === capabilityId);
-}
 
 function unique(values: string[]): string[] {
   return [...new Set(values)];

@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { parse as parseYaml } from 'yaml';
 import type { JsonValue } from '../protocol/types.js';
 import type { Profile, ProfileStore } from './resolver-api.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export interface SqliteProfileStoreOptions {
   db: Database.Database;
@@ -100,9 +101,6 @@ export interface SeedSummary {
   keys_set: number;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isJsonValue(value: unknown): value is JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;

@@ -2,6 +2,8 @@
 // errors included, so the model can correct itself) or ends the turn with a reply for the user (a plugin
 // answer or a question): the seed's "response already sent", which saves a model round.
 import type { LlmClient, LlmMessage, LlmToolCall, LlmToolDefinition } from './llm-client.js';
+import { errorMessage } from '../kit/error-message.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export type ToolExecution<TFinal> =
   | { kind: 'to_model'; content: string }
@@ -84,9 +86,9 @@ function parseArguments(text: string): { ok: true; value: Record<string, unknown
   if (text.trim() === '') return { ok: true, value: {} };
   try {
     const value: unknown = JSON.parse(text);
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: 'not a JSON object' };
+    if (!isPlainObject(value)) return { ok: false, error: 'not a JSON object' };
     return { ok: true, value: value as Record<string, unknown> };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: errorMessage(error) };
   }
 }

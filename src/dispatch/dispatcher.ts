@@ -14,6 +14,8 @@ import { ParamValidator } from './param-validator.js';
 import { buildPluginRequest } from './plugin-request.js';
 import { withParameterDefaults } from './parameter-defaults.js';
 import type { InvocationEventBus } from './invocation-events.js';
+import { errorMessage } from '../kit/error-message.js';
+import { findCapability } from '../kit/find-capability.js';
 
 /** What observers learn about each finished invocation (no parameters: they may hold personal data). */
 export interface InvocationRecord {
@@ -115,7 +117,7 @@ export class Dispatcher implements DispatcherApi {
 
     const record = this.deps.registry.get(options.plugin_id);
     if (!record) return fail('not_found', `no plugin with id "${options.plugin_id}" is registered`);
-    const capability = this.findCapability(record, options.capability_id);
+    const capability = findCapability(record.descriptor, options.capability_id);
     if (!capability) {
       const known = record.descriptor.capabilities.map((c) => c.id).join(', ') || 'none';
       return fail(
@@ -171,7 +173,7 @@ export class Dispatcher implements DispatcherApi {
 
   precheck(options: InvokeOptions): PluginResult | undefined {
     const record = this.deps.registry.get(options.plugin_id);
-    const capability = record ? this.findCapability(record, options.capability_id) : undefined;
+    const capability = record ? findCapability(record.descriptor, options.capability_id) : undefined;
     if (!record || !capability) return undefined; // invoke() explains unknown ids itself
     const refusal = this.refusalFor(record, capability, options);
     if (!refusal) return undefined;
@@ -311,7 +313,7 @@ export class Dispatcher implements DispatcherApi {
           },
           (err: unknown) => {
             releaseSlot!();
-            const message = err instanceof Error ? err.message : String(err);
+            const message = errorMessage(err);
             settle({ request_id, plugin_id, success: false, error: message, error_code: 'adapter_error' }, 'adapter_error');
           },
         );
@@ -325,11 +327,6 @@ export class Dispatcher implements DispatcherApi {
     }
   }
 
-  private findCapability(record: PluginRecord, capabilityId: string | undefined): CapabilitySpec | undefined {
-    const caps = record.descriptor.capabilities;
-    if (capabilityId === undefined || capabilityId === '') return caps[0];
-    return caps.find((c) => c.id === capabilityId);
-  }
 
   private timeoutFor(record: PluginRecord, capability: CapabilitySpec, override?: number): number {
     const candidates = [override, capability.timeout_sec, record.descriptor.config.timeout_sec, this.deps.config.default_timeout_sec];

@@ -2,6 +2,7 @@
 // place for every path: the conversation's resolver reads config values through configValue, and the
 // dispatcher fills whatever a direct call (HTTP run route, CLI, MCP, MQTT) left out before validating.
 import type { CapabilitySpec, JsonObject, JsonValue, ParameterSpec, PluginConfig } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 /** Plugin config keys with a meaning of their own; a config_key naming one of them is ignored. */
 const RESERVED_CONFIG_KEYS = new Set([
@@ -14,9 +15,6 @@ const RESERVED_CONFIG_KEYS = new Set([
   'timeout_sec',
 ]);
 
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Absent, null, and empty or whitespace-only text all count as "no value". */
 export function isBlank(value: JsonValue | undefined): value is undefined | null | '' {

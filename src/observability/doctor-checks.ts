@@ -9,6 +9,8 @@ import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import mqtt from 'mqtt';
 import type { EndpointCheck } from './endpoint-probes.js';
+import { errorMessage } from '../kit/error-message.js';
+import { redactUrl } from '../kit/redact-url.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'skip';
 
@@ -26,7 +28,7 @@ export const skip = (name: string, detail: string): DoctorCheck => ({ name, stat
 
 function errorText(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
-  return e?.code ? `${e.code}: ${e.message}` : String(e instanceof Error ? e.message : error);
+  return e?.code ? `${e.code}: ${e.message}` : errorMessage(error);
 }
 
 // ---- Node --------------------------------------------------------------------------------------------
@@ -150,9 +152,6 @@ export interface BrokerTarget {
   password: string | null;
 }
 
-function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//[redacted]@');
-}
 
 /** Connects the way the Core would (a clean session, no retries) and disconnects at once. */
 export async function checkExternalBroker(target: BrokerTarget, timeoutMs: number): Promise<DoctorCheck> {

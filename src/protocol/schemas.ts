@@ -7,6 +7,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { topicsDir } from '../package-root.js';
 import type { JsonObject } from './types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export const SCHEMA_FILES = {
   common: 'common.schema.json',
@@ -78,7 +79,7 @@ export function loadSchemaStore(dir: string = join(topicsDir(), 'schemas')): Sch
     const file = join(dir, SCHEMA_FILES[name]);
     if (!existsSync(file)) throw new Error(`protocol schema ${name} is missing: ${file}`);
     const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    if (!isPlainObject(parsed)) {
       throw new Error(`protocol schema ${file} is not a JSON object`);
     }
     raw.set(name, parsed as JsonObject);

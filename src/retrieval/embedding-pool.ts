@@ -20,6 +20,7 @@ import { findPackageRoot } from '../package-root.js';
 import type { EmbedOptions, Embedder, EmbedderEvent, EmbedderHealth } from './embedder.js';
 import { EmbeddingLanes, type Batch } from './embedding-lanes.js';
 import type { EmbeddingWorkerData, WorkerReply, WorkerRequest } from './embedding-worker-protocol.js';
+import { errorMessage } from '../kit/error-message.js';
 
 export interface EmbeddingPoolOptions {
   /** Recorded in the Chroma collection (the model inside the workers). */
@@ -180,7 +181,7 @@ export class EmbeddingPool implements Embedder {
     try {
       worker = new Worker(this.options.script ?? workerScript(), { workerData: data });
     } catch (error) {
-      this.lost(slot, undefined, `embedding worker ${slot.index} could not start: ${messageOf(error)}`);
+      this.lost(slot, undefined, `embedding worker ${slot.index} could not start: ${errorMessage(error)}`);
       return;
     }
     slot.worker = worker;
@@ -323,6 +324,3 @@ function workerScript(): string {
   throw new Error(`embedding worker script not found (${beside}); run npm run build`);
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -10,6 +10,8 @@ import { createMqttClient, isHandledProtocolRefusal } from './mqtt-connection.js
 import { ParameterValidator } from './parameter-validator.js';
 import { PluginConnection } from './plugin-connection.js';
 import type { ConnectedPlugin, ConnectPluginOptions } from './types.js';
+import { errorMessage } from '../kit/error-message.js';
+import { redactUrl } from '../kit/redact-url.js';
 
 const DEFAULTS = {
   heartbeat_interval_sec: 30,
@@ -32,7 +34,7 @@ export async function connectPlugin(options: ConnectPluginOptions): Promise<Conn
     parameters = new ParameterValidator(descriptor.capabilities);
   } catch (error) {
     throw new PluginRegistrationError('a capability has an unusable parameter schema', [
-      { path: '/capabilities', message: error instanceof Error ? error.message : String(error) },
+      { path: '/capabilities', message: errorMessage(error) },
     ]);
   }
 
@@ -122,13 +124,3 @@ function waitForConnect(client: MqttClient, timeoutMs: number, url: string): Pro
   });
 }
 
-/** A URL may carry a password (mqtt://user:secret@host); it never goes into an error message. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<invalid url>';
-  }
-}

@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../protocol/types.js';
+import { formatIssues } from '../kit/format-issues.js';
 
 /** Thrown by connectPlugin when the descriptor, the handlers or the Core refuse the plugin. */
 export class PluginRegistrationError extends Error {
@@ -11,6 +12,3 @@ export class PluginRegistrationError extends Error {
   }
 }
 
-export function formatIssues(errors: ValidationIssue[]): string {
-  return errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ');
-}

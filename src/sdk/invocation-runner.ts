@@ -6,9 +6,10 @@ import { MAX_CALL_TIMEOUT_MS } from '../protocol/limits.js';
 import { parseTraceparent } from '../protocol/trace-context.js';
 import type { CapabilitySpec, JsonObject, JsonValue, PluginRequest, PluginResult, ValidationIssue } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
-import { formatIssues } from './errors.js';
 import type { ParameterValidator } from './parameter-validator.js';
 import type { CapabilityHandlers, HandlerOutput, PluginStats, SdkLogger } from './types.js';
+import { thrownValueMessage } from '../kit/error-message.js';
+import { formatIssues } from '../kit/format-issues.js';
 
 export interface InvocationRunnerDeps {
   pluginId: string;
@@ -206,14 +207,14 @@ export class InvocationRunner {
       });
       result = this.successResult(request_id, output);
     } catch (error) {
-      result = this.failure(request_id, errorMessage(error));
+      result = this.failure(request_id, thrownValueMessage(error));
     } finally {
       clearTimeout(run.timer);
       this.finish(request_id);
     }
     if (isOver(run)) {
       stats.late++;
-      log.warn({ request_id, reason: errorMessage(run.aborted) }, 'handler finished after abort; result not sent');
+      log.warn({ request_id, reason: thrownValueMessage(run.aborted) }, 'handler finished after abort; result not sent');
       return;
     }
     if (result.success) stats.succeeded++;
@@ -299,7 +300,3 @@ function toJson(value: unknown): JsonValue {
   return JSON.parse(text) as JsonValue;
 }
 
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
-}

@@ -2,6 +2,7 @@
 // registered/_invalid, where the Core answers registrations whose id it could not accept, tagged with
 // the client id so each client recognises its own rejection).
 import type { RegisterMessage, RegistrationAck, ValidationIssue } from '../protocol/types.js';
+import { errorMessage } from '../kit/error-message.js';
 
 /** refused: the Core said no (retrying will not help); unanswered: timeout, not sent, or cancelled. */
 export type RegistrationOutcome =
@@ -50,7 +51,7 @@ export class Registration {
         resolve({
           ok: false,
           refused: false,
-          errors: [{ path: '', message: `could not publish the registration: ${messageOf(error)}` }],
+          errors: [{ path: '', message: `could not publish the registration: ${errorMessage(error)}` }],
         });
       });
     });
@@ -82,6 +83,3 @@ export class Registration {
   }
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

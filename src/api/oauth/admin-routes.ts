@@ -5,6 +5,7 @@ import { OAuthClientError, type OAuthClient } from '../../access/oauth-clients.j
 import { isUserId } from '../../access/user-id.js';
 import { sendError } from '../errors.js';
 import type { OAuthContext } from './context.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 function answerError(reply: FastifyReply, err: unknown): FastifyReply {
   if (err instanceof OAuthClientError) return sendError(reply, err.status, err.message);
@@ -22,7 +23,7 @@ export function registerOAuthAdminRoutes(app: FastifyInstance, context: OAuthCon
 
   app.post('/api/oauth/clients', async (request, reply) => {
     const body = request.body;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return sendError(reply, 400, 'the body must be {"name": "...", "redirect_uris": ["..."]}');
+    if (!isPlainObject(body)) return sendError(reply, 400, 'the body must be {"name": "...", "redirect_uris": ["..."]}');
     const extra = unknownFields(body as Record<string, unknown>, ['name', 'redirect_uris']);
     if (extra.length > 0) return sendError(reply, 400, `unknown field "${extra[0]}"`, extra.map((key) => ({ path: `/${key}`, message: `unknown field "${key}"` })));
     try {

@@ -7,6 +7,7 @@ import { principalOf, USER_ROUTE } from '../principal-auth.js';
 import type { ConversationEngine, UserMessage } from '../../conversation/engine.js';
 import { explainBadId, isChannelId, isRequestId } from '../../protocol/ids.js';
 import type { ChannelMessageOut, ValidationIssue } from '../../protocol/types.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export interface MessageRoutesOptions {
   engine: ConversationEngine;
@@ -26,7 +27,7 @@ const KNOWN_FIELDS = new Set([
 
 /** Every problem of the body at once, so a client fixes them in one go. */
 export function checkMessageBody(body: unknown): { ok: true; value: MessageBody } | { ok: false; errors: ValidationIssue[] } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+  if (!isPlainObject(body)) {
     return { ok: false, errors: [{ path: '', message: 'the body must be a JSON object {channel, user_id, session_id?, text}' }] };
   }
   const value = body as Record<string, unknown>;
@@ -46,7 +47,7 @@ export function checkMessageBody(body: unknown): { ok: true; value: MessageBody 
     const text = value[field];
     if (typeof text === 'string' && (text.length === 0 || text.length > max)) errors.push({ path: `/${field}`, message: `${field} must be 1-${max} characters` });
   }
-  if (value.metadata !== undefined && (value.metadata === null || typeof value.metadata !== 'object' || Array.isArray(value.metadata))) {
+  if (value.metadata !== undefined && !isPlainObject(value.metadata)) {
     errors.push({ path: '/metadata', message: 'metadata must be an object' });
   }
   if (value.async !== undefined && typeof value.async !== 'boolean') errors.push({ path: '/async', message: 'async must be a boolean' });
@@ -63,7 +64,7 @@ export async function registerMessageRoutes(app: FastifyInstance, options: Messa
     // A user token speaks as its user: user_id may be left out, and naming anyone else is refused.
     const raw = request.body;
     const withUser =
-      principal.kind === 'user' && raw !== null && typeof raw === 'object' && !Array.isArray(raw) && !('user_id' in raw)
+      principal.kind === 'user' && isPlainObject(raw) && !('user_id' in raw)
         ? { ...(raw as Record<string, unknown>), user_id: principal.user_id }
         : raw;
     const checked = checkMessageBody(withUser);

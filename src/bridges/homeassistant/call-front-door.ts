@@ -14,6 +14,7 @@ import { isPluginId } from '../../protocol/ids.js';
 import { filters, parseTopic, topics } from '../../protocol/topics.js';
 import type { CallRejection, CallRequest, ErrorCode, PluginResult } from '../../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../../protocol/validate.js';
+import { formatIssues } from '../../kit/format-issues.js';
 
 export interface CallFrontDoorDeps {
   bus: CoreBus;
@@ -84,7 +85,7 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
     const validated = validatePayload('call', body.value);
     if (!validated.ok) {
       const problems = validated.errors.map((e) => ({ path: e.path, message: e.message }));
-      return answerError(requestId, pluginId, `Invalid call: ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ')}`, 'invalid_params', problems);
+      return answerError(requestId, pluginId, `Invalid call: ${formatIssues(problems, { root: 'omit' })}`, 'invalid_params', problems);
     }
     if (!isPluginId(pluginId) || !CAPABILITY_ID.test(capabilityId)) {
       return answerError(requestId, pluginId, `no plugin "${pluginId}" with capability "${capabilityId}": the topic must be ${topics.call('<plugin_id>', '<capability_id>')}`, 'not_found');

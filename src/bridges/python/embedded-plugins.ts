@@ -18,6 +18,7 @@ import { embeddedDescriptor } from './descriptor.js';
 import { DEFAULT_PYTHON } from './folder-plugins.js';
 import { PYTHON_HOST_PROTOCOL } from './protocol.js';
 import { PythonSupervisor, type SupervisorSettings } from './supervisor.js';
+import { formatIssues } from '../../kit/format-issues.js';
 
 export const EMBEDDED_DIR = 'embedded_plugins';
 const OWNER = 'builtin';
@@ -199,7 +200,7 @@ export function createEmbeddedPythonPlugins(deps: EmbeddedPythonPluginsDeps): Em
       }
       const result = registry.register({ descriptor, owner: OWNER, state: 'online' });
       if (!result.ok) {
-        loaded.errors.push({ plugin_id: descriptor.id, error: result.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ') });
+        loaded.errors.push({ plugin_id: descriptor.id, error: formatIssues(result.errors) });
         continue;
       }
       if (result.record.state !== 'online') registry.setState(descriptor.id, 'online', 'loaded');

@@ -18,6 +18,7 @@ import { buildChildEnvReport } from '../../adapters/child-env.js';
 import { folderDescriptor } from './descriptor.js';
 import { PYTHON_HOST_PROTOCOL, type HostPluginInfo } from './protocol.js';
 import { PythonSupervisor, type SupervisorSettings } from './supervisor.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export const DEFAULT_PYTHON = '/usr/bin/python3';
 
@@ -51,9 +52,6 @@ export interface PythonFoldersDeps {
   env?: NodeJS.ProcessEnv;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function hasPythonModule(folder: string): boolean {
   try {
@@ -69,7 +67,7 @@ function hasPythonModule(folder: string): boolean {
  * (data, caches) are not in it, so writing them does not restart the plugin.
  */
 function sourceFingerprint(folder: string, manifest: Record<string, unknown> | undefined): string {
-  const declared = isObject(manifest?.config) && typeof manifest.config.config_file === 'string' ? manifest.config.config_file : undefined;
+  const declared = isPlainObject(manifest?.config) && typeof manifest.config.config_file === 'string' ? manifest.config.config_file : undefined;
   const settings = new Set(['plugin.yaml', 'plugin.yml', 'plugin.json', 'config.yml', 'config.yaml', ...(declared ? [relative(folder, join(folder, declared))] : [])]);
   const parts: string[] = [];
   const walk = (dir: string, depth: number): void => {
@@ -129,7 +127,7 @@ export function createPythonFolders(deps: PythonFoldersDeps): PythonFolders {
     const { folder, manifest } = input;
     const legacy = !manifest && idOf(input.file_config) ? input.file_config : undefined;
     const runtime = legacy ? Object.fromEntries(Object.entries(legacy).filter(([k]) => !LEGACY_KEYS.includes(k))) : (input.file_config ?? {});
-    const declared = isObject(manifest?.config) ? manifest.config : {};
+    const declared = isPlainObject(manifest?.config) ? manifest.config : {};
     const config = mergeConfig(mergeConfig(declared, runtime), { plugin_dir: folder });
     const claimed = idOf(manifest) ?? idOf(legacy) ?? (isPluginId(basename(folder)) ? basename(folder) : undefined);
     const log = deps.log.child({ plugin_id: claimed, folder });
@@ -204,7 +202,7 @@ export function createPythonFolders(deps: PythonFoldersDeps): PythonFolders {
       const type = manifest?.type;
       if (type === 'python') return true;
       if (type !== undefined && type !== 'inline') return false;
-      const module = isObject(manifest?.config) ? manifest.config.module : undefined;
+      const module = isPlainObject(manifest?.config) ? manifest.config.module : undefined;
       if (typeof module === 'string') return module.endsWith('.py');
       return !has_js_module && hasPythonModule(folder);
     },

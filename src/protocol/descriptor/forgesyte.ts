@@ -3,11 +3,12 @@
 import { isPluginId } from '../ids.js';
 import type { CapabilitySpec, PluginDescriptor } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
-import { FieldReader, IssueList, at, describe, isPlainObject } from './issues.js';
+import { FieldReader, IssueList, at, describe } from './issues.js';
 import { explainBadCapabilityId, explainBadPluginId, isCapabilityId } from './name-patterns.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { COMMON_PLUGIN_KEYS, readCommonPluginFields } from './plugin-fields.js';
 import { outputSchemaFromLoose, parametersFromInputSchema } from './schema-forms.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 const PLUGIN_KEYS = new Set<string>(['id', 'name', 'title', 'description', 'tools', ...COMMON_PLUGIN_KEYS]);
 const TOOL_KEYS = new Set<string>(['title', 'description', 'input_schema', 'output_schema', ...CAPABILITY_EXTRA_KEYS]);

@@ -2,13 +2,14 @@
 // It is also a superset of the canonical form, so a stored descriptor normalises to itself.
 import type { CapabilitySpec, PluginDescriptor, ParameterSpec } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
-import { FieldReader, IssueList, at, describe, isPlainObject } from './issues.js';
+import { FieldReader, IssueList, at, describe } from './issues.js';
 import { explainBadCapabilityId, explainBadPluginId, isCapabilityId } from './name-patterns.js';
 import { isPluginId } from '../ids.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { readParameter, reportDuplicates } from './parameters.js';
 import { COMMON_PLUGIN_KEYS, readCommonPluginFields } from './plugin-fields.js';
 import { jsonSchemaCompileError, outputSchemaFromLoose, parametersFromInputSchema, toFullObjectSchema } from './schema-forms.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 const PLUGIN_KEYS = new Set<string>(['id', 'plugin_id', 'name', 'description', 'capabilities', ...COMMON_PLUGIN_KEYS]);
 const CAPABILITY_KEYS = new Set<string>([

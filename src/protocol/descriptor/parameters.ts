@@ -2,8 +2,9 @@
 // RAGFlow and ForgeSyte key them by name; the fields themselves mean the same everywhere.
 import { PARAMETER_TYPES, SYSTEM_KEYS } from '../types.js';
 import type { JsonValue, ParameterSpec, ParameterType, SystemKey } from '../types.js';
-import { FieldReader, IssueList, at, describe, isJsonValue, isPlainObject } from './issues.js';
+import { FieldReader, IssueList, at, describe, isJsonValue } from './issues.js';
 import { explainBadParameterName, isParameterName } from './name-patterns.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 /**
  * Python-ish spellings used by RAGFlow ("whatever the LLM can recognise") and loose JSON-schema-like

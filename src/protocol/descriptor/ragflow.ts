@@ -3,12 +3,13 @@
 import { isPluginId } from '../ids.js';
 import type { CapabilitySpec, ParameterSpec, PluginDescriptor } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
-import { FieldReader, IssueList, at, isPlainObject } from './issues.js';
+import { FieldReader, IssueList, at } from './issues.js';
 import { explainBadPluginId, isCapabilityId } from './name-patterns.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { readParameter } from './parameters.js';
 import { checkVersion } from './semver.js';
 import { COMMON_PLUGIN_KEYS, readCommonPluginFields } from './plugin-fields.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 const PLUGIN_KEYS = new Set<string>(['id', 'name', 'description', 'parameters', '_version_', ...COMMON_PLUGIN_KEYS, ...CAPABILITY_EXTRA_KEYS]);
 

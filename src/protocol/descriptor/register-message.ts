@@ -3,9 +3,9 @@
 import { isPluginId } from '../ids.js';
 import type { PluginDescriptor, ValidationIssue } from '../types.js';
 import { validatePayload } from '../validate.js';
-import { isPlainObject } from './issues.js';
 import { detectDialect, normalizeDescriptor } from './normalize.js';
 import type { Dialect, NormalizeOptions } from './normalize-options.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export type RegisterParse =
   | {

@@ -5,9 +5,11 @@
 // capability.input_schema and validation uses it.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonObject, JsonValue, ParameterSpec, ParameterType } from '../types.js';
-import { IssueList, at, describe, isJsonValue, isPlainObject, toJsonObject } from './issues.js';
+import { IssueList, at, describe, isJsonValue, toJsonObject } from './issues.js';
 import { explainBadParameterName, isParameterName } from './name-patterns.js';
 import { readParameterType } from './parameters.js';
+import { errorMessage } from '../../kit/error-message.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 /** Property keywords a ParameterSpec carries without loss. */
 const LOSSLESS_PROPERTY_KEYS = new Set(['type', 'description', 'default', 'enum', 'items', 'properties']);
@@ -216,6 +218,6 @@ export function jsonSchemaCompileError(schema: JsonObject): string | null {
     new Ajv2020({ strict: false, validateFormats: false }).compile(schema);
     return null;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }

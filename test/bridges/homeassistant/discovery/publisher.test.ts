@@ -3,7 +3,7 @@
 // payload passes Home Assistant's discovery rules, the value templates render (real Jinja2) to what the
 // entities should show, buttons invoke capabilities, Home Assistant's birth brings everything again,
 // unregistered plugins and leftovers are removed with empty retained payloads.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topics } from '../../../../src/protocol/topics.js';
 import type { HaCoreState, HaPluginState } from '../../../../src/protocol/types.js';
@@ -14,6 +14,9 @@ import { connectTestClient, type Received, type TestClient } from '../../../help
 import { makePluginsDir } from '../../../e2e/helpers.js';
 import { deviceDiscoveryProblems, expandDiscovery } from '../../../fixtures/homeassistant/discovery-rules.js';
 import { renderTemplate } from '../../../fixtures/homeassistant/jinja.js';
+
+// The version the Core reports is the package's own.
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 type Json = Record<string, any>;
 
@@ -63,7 +66,7 @@ describe('devices in Home Assistant', () => {
       expect(deviceDiscoveryProblems(payload), objectId).toEqual([]);
       expect(validatePayload('ha/discovery', payload).ok, objectId).toBe(true);
       expect(Object.keys(payload)).toEqual(expect.arrayContaining(['dev', 'o', 'cmps']));
-      expect(payload.o).toEqual({ name: 'HomeClaw Bus', sw: '0.1.0' });
+      expect(payload.o).toEqual({ name: 'HomeClaw Bus', sw: PACKAGE_VERSION });
     }
   });
 

@@ -1,4 +1,4 @@
-// Adapters benchmark (issue 3), each beside a baseline measured in the same run:
+// Adapters benchmark, each beside a baseline measured in the same run:
 //   - HTTP: an invoke through the Core's dispatcher and HTTP adapter vs fetch straight to the same
 //     plugin server (a separate process) with the same PluginRequest;
 //   - MCP stdio: an invoke through the dispatcher and McpAdapter vs a direct SDK client of its own
@@ -188,7 +188,7 @@ export async function runAdaptersBench(options: AdaptersBenchOptions = {}): Prom
       });
       expectSuccess((await response.json()) as PluginResult, 'direct fetch');
     };
-    // The issue's comparison is the HTTP adapter's invoke against fetch; the whole dispatcher path is
+    // The comparison that matters is the HTTP adapter's invoke against a bare fetch; the whole dispatcher path is
     // measured too (it adds the queue, deadline and validation of every invocation).
     const httpAdapter = core.ctx.adapters.get('http');
     const httpRecord = core.ctx.registry.get('bench-http');
@@ -260,7 +260,7 @@ export async function runAdaptersBench(options: AdaptersBenchOptions = {}): Prom
     rmSync(root, { recursive: true, force: true });
   }
   return [
-    '### Adapters (issue 3): sequential calls, latencies in ms, ratio of p50 to the baseline measured in the same run',
+    '### Adapters: sequential calls, latencies in ms, ratio of p50 to the baseline measured in the same run',
     '',
     markdownTable(['path', 'calls', 'p50 ms', 'p99 ms', 'p50 vs baseline', 'target / note'], rows),
   ].join('\n');

@@ -1,4 +1,4 @@
-// Conversation benchmark (issue 5): the Core's own cost per user message, message in → reply out over
+// Conversation benchmark: the Core's own cost per user message, message in → reply out over
 // the MQTT channel topics, with 1,000 registered plugins, at 1 and 32 concurrent users. The model is the
 // scripted OpenAI-compatible server answering at once (a route_to_plugin call to a built-in echo), so
 // what is measured is retrieval + prompt + tool loop + resolver + dispatch + channel I/O (+ one local

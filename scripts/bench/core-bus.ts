@@ -1,4 +1,4 @@
-// Core bus benchmark (issue 2): invoke round trip through the Core's dispatcher to an SDK plugin in
+// Core bus benchmark: invoke round trip through the Core's dispatcher to an SDK plugin in
 // another process, beside a baseline measured in the same run: a bare mqtt.js echo through a bare
 // Aedes with TCP_NODELAY on both sides. Then the same through an external Mosquitto, and the Core's
 // RSS per idle connected plugin with 1,000 plugins connected and heartbeating.

@@ -1,4 +1,4 @@
-// The adapter for plugins that run their own HTTP server (type 'http', seed 001 §5.4). Two ways in:
+// The adapter for plugins that run their own HTTP server (type 'http'). Two ways in:
 // POST the whole PluginRequest to base_url + path (default /run), or, when a capability declares its
 // own REST method + path, call that with the parameters (GET/DELETE: query string, else JSON body).
 // Liveness: health_check_url is polled (health-poller.ts); the dispatcher's signal aborts slow calls.

@@ -122,7 +122,7 @@ export function catalogFromTools(tools: Tool[], previous: CapabilitySpec[]): Too
 }
 
 /**
- * The seed's single-tool form: the plugin is one capability named after the tool, whose parameters are
+ * The single-tool form (config.single_tool): the plugin is one capability named after the tool, whose parameters are
  * the ones the manifest declared (the tool's own schema describes the request envelope, not them).
  */
 export function catalogForSingleTool(tool: Tool, previous: CapabilitySpec[]): ToolCatalog {
@@ -152,12 +152,12 @@ const REQUEST_FIELDS = new Set([
   'channel_name', 'channel_type', 'app_id', 'session_id', 'chat_context', 'metadata',
 ]);
 
-/** The seed's name for the one tool of a single-tool server. */
+/** The conventional name of the one tool of a single-tool server (it receives the whole PluginRequest). */
 export const SINGLE_TOOL_NAME = 'handle_request';
 
 /**
  * A tool whose arguments are the PluginRequest itself: it takes user_input, and every property it
- * declares is a PluginRequest field or the seed's `context` (the recent conversation).
+ * declares is a PluginRequest field or `context` (the recent conversation).
  */
 function takesPluginRequest(inputSchema: JsonObject): boolean {
   const properties = isJsonObject(inputSchema.properties) ? Object.keys(inputSchema.properties) : [];
@@ -191,7 +191,7 @@ export function singleToolArguments(inputSchema: JsonObject, request: PluginRequ
     return { [first]: wantsString ? JSON.stringify(request) : request };
   }
   const all: Record<string, unknown> = { ...request };
-  // The seed's example tool takes {user_input, context}: the context is the recent conversation.
+  // A single-tool server's tool commonly takes {user_input, context}: the context is the recent conversation.
   if ('context' in properties && request.chat_context !== undefined) all['context'] = request.chat_context;
   if (inputSchema.additionalProperties === false) {
     for (const key of Object.keys(all)) if (!(key in properties)) delete all[key];

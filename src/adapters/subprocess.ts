@@ -1,4 +1,4 @@
-// The adapter for plugins that are a command (type 'subprocess', seed 001 §5.3): one process per
+// The adapter for plugins that are a command (type 'subprocess'): one process per
 // call, one PluginRequest JSON line on stdin, one PluginResult on stdout. The process runs in its own
 // process group so that at the deadline (or on shutdown) the whole tree is killed, grandchildren too.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -210,7 +210,10 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** Turns a finished process's output into a result (seed 001 §5.3, issue 3 item 4). */
+/**
+ * Turns a finished process's output into a result: stdout as one PluginResult JSON (else its last line,
+ * a plugin may log before it answers); no output, or raw text from a failed process, is a plugin_error.
+ */
 function interpret(
   request: AdapterCall['request'],
   id: string,

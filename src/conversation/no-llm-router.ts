@@ -1,7 +1,7 @@
 // Routing without an LLM: the top retrieved capability takes the message when its evidence clears the
 // threshold; a modest extractor may fill ONE required free-text parameter from the message.
 //
-// Which score is compared (calibrated on the shipped built-ins, see the report of issue 5): the fused
+// Which score is compared (calibrated on the shipped built-ins with everyday and unrelated messages): the fused
 // `hit.score` is NOT usable. In hybrid mode it is a per-query z-score, relative to the other candidates,
 // so the best of several bad matches still scores high ("good night" → buy 1.19, "thanks" → notes 1.13,
 // while "is it sunny in Rome" → weather 1.38); in BM25-only mode it is a raw BM25 score. Absolute

@@ -1,4 +1,4 @@
-// Pending plugin calls per session (seed §3.6), in SQLite so a question asked before a restart can still
+// Pending plugin calls per session (a call waiting for the user's answer to a question), in SQLite so a question asked before a restart can still
 // be answered after it. Each call carries its own expiry; an expired call is gone the moment anyone asks
 // for it, so a "yes" hours later can never place a forgotten order.
 import type Database from 'better-sqlite3';

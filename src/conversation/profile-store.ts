@@ -1,5 +1,5 @@
 // User profiles (name, address, phone, ...) in SQLite, one row per key so `profile set` changes one value
-// without rewriting the others. The resolver reads them through profile_key (seed §5).
+// without rewriting the others. The resolver reads them through a parameter's profile_key.
 import { readFile } from 'node:fs/promises';
 import type Database from 'better-sqlite3';
 import { parse as parseYaml } from 'yaml';

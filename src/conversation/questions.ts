@@ -96,7 +96,7 @@ export function buildQuestion(input: QuestionInput): string {
 }
 
 /**
- * The structured note of seed §3.5 for the LLM: what is missing, what needs confirmation and what is
+ * The structured note for the LLM when a call cannot run yet: what is missing, what needs confirmation and what is
  * already known, so the model can word its own question when the engine lets it.
  */
 export function describeForModel(

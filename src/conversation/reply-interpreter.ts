@@ -1,4 +1,4 @@
-// Reads the user's next message against a pending call (seed §3.6): cancel, confirm (possibly with
+// Reads the user's next message against a pending call (one waiting for an answer): cancel, confirm (possibly with
 // corrections), values for the missing/uncertain parameters, or something unrelated. Deliberately
 // conservative: a reply is only taken as an answer when its form is unmistakable, because the cost of
 // misreading "what's the weather in Paris?" as a delivery address is a wrong order, while the cost of

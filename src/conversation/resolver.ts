@@ -1,16 +1,17 @@
-// The parameter resolver (seed PluginParameterCollection §3–§6): fills each parameter from the best
+// The parameter resolver: fills each parameter from the best
 // source, coerces it to the capability schema, and refuses to run a call whose values are missing,
 // invalid, or taken from a profile/config the user has not confirmed. Pure and synchronous: everything
 // it needs (profile, system context, confirmations) is in its input, so every decision is unit-testable.
 //
-// Decisions beyond the seed, on purpose:
+// Decisions on purpose:
 // - user_id and channel system values always win over explicit ones: identity is never something a
 //   message (or a model) may claim. Other system keys follow the normal order (explicit first), so
 //   "weather in Paris" can override the request's location.
-// - use_defaults_directly / use_default_directly_for trust CONFIG values only (seed §3.3). A profile value
+// - use_defaults_directly / use_default_directly_for trust CONFIG values only: the plugin's owner set them.
+//   A profile value
 //   with confirm_if_uncertain is confirmed with the user unless its name is in `confirmed`.
 // - A parameter's own manifest `default` and system values are never "uncertain": they are not the
-//   user's personal data and cannot be stale in the seed's sense.
+//   user's personal data and cannot be stale.
 // - Explicit keys that are not parameters of the capability are dropped, so a model's invented
 //   argument never reaches a plugin.
 import { configIsTrusted, configValue, isBlank } from '../dispatch/parameter-defaults.js';

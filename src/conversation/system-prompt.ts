@@ -1,5 +1,6 @@
 // What the model is told: only the retrieved plugins, their capabilities and the parameters it may fill.
-// Parameters filled from trusted config are left out (seed §3.4), and plugin config never appears.
+// Parameters filled from trusted config (use_default_directly_for) are left out: the model need not and
+// must not fill them. Plugin config never appears.
 import type { CapabilitySpec, ParameterSpec } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { ParameterResolver, SystemContext } from './resolver-api.js';

@@ -1,6 +1,6 @@
 // The bounded LLM tool loop. A tool either answers the model (its result goes back as a tool message,
 // errors included, so the model can correct itself) or ends the turn with a reply for the user (a plugin
-// answer or a question): the seed's "response already sent", which saves a model round.
+// answer or a question) that is sent as is, which saves a model round.
 import type { LlmClient, LlmMessage, LlmToolCall, LlmToolDefinition } from './llm-client.js';
 import { errorMessage } from '../kit/error-message.js';
 import { isPlainObject } from '../kit/plain-object.js';

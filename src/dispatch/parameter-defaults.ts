@@ -1,4 +1,5 @@
-// Parameter defaults from the plugin's config and manifest (seed PluginParameterCollection §3.3), in one
+// Parameter defaults from the plugin's config (config.yml: default_parameters, per-capability
+// capabilities.<id>.default_parameters, config_key entries) and the manifest's `default`, in one
 // place for every path: the conversation's resolver reads config values through configValue, and the
 // dispatcher fills whatever a direct call (HTTP run route, CLI, MCP, MQTT) left out before validating.
 import type { CapabilitySpec, JsonObject, JsonValue, ParameterSpec, PluginConfig } from '../protocol/types.js';
@@ -38,7 +39,7 @@ function capabilityDefaults(config: PluginConfig, capabilityId: string): JsonObj
 /**
  * The config value for a parameter: per-capability default_parameters win over plugin-level ones; in
  * each, the parameter's own name wins over its config_key; last, a top-level config entry named by
- * config_key (e.g. `default_address: ...`, as the seed's plugin.yaml suggests).
+ * config_key (e.g. `default_address: ...` for a parameter with `config_key: default_address`).
  */
 export function configValue(config: PluginConfig, capabilityId: string, parameter: ParameterSpec): JsonValue | undefined {
   const levels = [capabilityDefaults(config, capabilityId), isPlainObject(config.default_parameters) ? config.default_parameters : undefined];

@@ -1,4 +1,4 @@
-// The topic tree of the plan §3, in one place. Every topic the code publishes or subscribes is built
+// The MQTT topic tree (homeclaw/...), in one place. Every topic the code publishes or subscribes is built
 // here, and test/protocol/topics.test.ts checks each one against topics/asyncapi.yaml.
 import type {
   CallRejection,

@@ -3,8 +3,8 @@
 import type { CapabilitySpec, JsonObject, PluginConfig, PluginDescriptor, PluginRequest, PluginResult, ValidationIssue } from '../protocol/types.js';
 
 /**
- * A parameter as a plugin author writes it: the canonical form with `required` optional (default true,
- * as in the HomeClaw seed).
+ * A parameter as a plugin author writes it: the canonical form with `required` optional (default true:
+ * a parameter is required unless it says otherwise).
  */
 export type ParameterInput = Omit<CapabilitySpec['parameters'][number], 'required'> & { required?: boolean };
 

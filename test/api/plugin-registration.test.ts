@@ -1,4 +1,4 @@
-// Registration as the seeds write it, on the real Core: ForgeSyte's own metadata example over
+// Registration as HomeClaw and ForgeSyte write it, on the real Core: ForgeSyte's own metadata example over
 // POST /api/plugins/register (refused with the missing base_url named, accepted with one), GET /v1/plugins
 // in exactly ForgeSyte's shape for every plugin, versions checked as semver on every path (HTTP, MQTT,
 // plugin folders), and registrations the Core could never call refused with the missing field named.
@@ -69,14 +69,14 @@ afterAll(async () => {
 });
 
 describe('ForgeSyte metadata over POST /api/plugins/register', () => {
-  it('refuses the seed example as is, naming base_url as what is missing', async () => {
+  it('refuses ForgeSyte\'s example as is, naming base_url as what is missing', async () => {
     const res = await core.api<ErrorBody>('POST', '/api/plugins/register', FORGESYTE_EXAMPLE);
     expect(res.status).toBe(400);
     expect(res.body.problems).toEqual([{ path: '/config/base_url', message: expect.stringContaining('base_url is required for http plugins') }]);
     expect(core.ctx.registry.get('yolo-tracker')).toBeUndefined();
   });
 
-  it('accepts the seed example with a base_url, and the Core can call its tools', async () => {
+  it('accepts ForgeSyte\'s example with a base_url, and the Core can call its tools', async () => {
     const res = await core.api<{ plugin_id: string; dialect: string }>('POST', '/api/plugins/register', { ...FORGESYTE_EXAMPLE, base_url: baseUrl });
     expect(res).toMatchObject({ status: 201, body: { plugin_id: 'yolo-tracker', dialect: 'forgesyte', registered: true } });
     expect(core.ctx.registry.get('yolo-tracker')?.descriptor).toMatchObject({ type: 'http', version: '1.2.0', config: { base_url: baseUrl } });
@@ -85,7 +85,7 @@ describe('ForgeSyte metadata over POST /api/plugins/register', () => {
     expect(received.at(-1)).toMatchObject({ capability_id: 'player_detection', parameters: { frame_base64: 'AAAA' } });
   });
 
-  it('GET /v1/plugins gives back the seed example exactly', async () => {
+  it('GET /v1/plugins gives back ForgeSyte\'s example exactly', async () => {
     const res = await core.api<{ plugins: Record<string, unknown>[] }>('GET', '/v1/plugins');
     expect(res.status).toBe(200);
     expect(res.body.plugins.find((p) => p['name'] === 'yolo-tracker')).toEqual(FORGESYTE_EXAMPLE);

@@ -1,5 +1,5 @@
-// Parameter defaults on every path, on the real Core with the shipped buy plugin and the seed's own
-// config.yml (PluginParameterCollection §3.3 and Flow 1): a direct call that leaves out what config
+// Parameter defaults on every path, on the real Core with the shipped buy plugin and a
+// config.yml with presets (default_parameters, per capability too): a direct call that leaves out what config
 // provides succeeds the same way over the HTTP run route, `homeclaw invoke`, MCP, the MQTT front door
 // and the conversation.
 import { execFile } from 'node:child_process';
@@ -13,7 +13,7 @@ import { startTestCore, type TestCore } from '../helpers/core.js';
 import { connectTestClient, type TestClient } from '../helpers/mqtt-client.js';
 import { REPO_ROOT, channelUser, ensureBuilt, makePluginsDir } from './helpers.js';
 
-// Flow 1's preset plus §3.3's per-capability address, as a user would write config.yml.
+// Plugin-level presets plus a per-capability address, as a user would write config.yml.
 const SEED_CONFIG = `default_parameters:
   address: "123 Main St, City"
   contact_name: "John"

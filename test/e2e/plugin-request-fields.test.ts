@@ -1,4 +1,4 @@
-// Every PluginRequest field the seed defines reaches the plugin on every transport, on the real Core:
+// Every PluginRequest field (topics/schemas/plugin-request.schema.json) reaches the plugin on every transport, on the real Core:
 // a user on an MQTT channel calls an MQTT plugin (another process's client), an HTTP plugin, a
 // subprocess, an MCP server in the single-tool form (found without config) and a built-in; each reports
 // the request it got. Direct calls (HTTP run route, MCP) carry what they know and invent nothing.

@@ -1,4 +1,4 @@
-// Issue 3 end to end on the REAL Core: one external plugin of each type (http, subprocess, mcp) registered
+// Plugin types end to end on the REAL Core: one external plugin of each type (http, subprocess, mcp) registered
 // through the HTTP API and the compiled CLI, listed, health-checked, invoked, seen by MCP clients of the
 // Core, kept across a restart and unregistered; the shipped built-ins through the full Core; bad input
 // over the HTTP API; no orphan processes once the Core stops.

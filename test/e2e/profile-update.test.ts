@@ -1,4 +1,4 @@
-// Profile corrections with the scripted model on the real Core (seed PluginParameterCollection §5: "the
+// Profile corrections with the scripted model on the real Core ("the
 // user can correct ... on the next profile_update the profile is updated"): the model's profile_update
 // becomes a question showing old → new, and nothing is written until the user says yes; cancel, a
 // correction and moving on all work; the new address is what the next order uses.

@@ -1,4 +1,4 @@
-// ForgeSyte dialect (seed 004): {name, description, version, tools{<id>: {description, input_schema,
+// ForgeSyte dialect (ForgeSyte's plugin metadata): {name, description, version, tools{<id>: {description, input_schema,
 // output_schema}}}. The plugin name is its id; each tool becomes a capability.
 import { isPluginId } from '../ids.js';
 import type { CapabilitySpec, PluginDescriptor } from '../types.js';

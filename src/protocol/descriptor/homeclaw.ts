@@ -1,4 +1,4 @@
-// HomeClaw dialect: plugin.yaml / plugin.json manifests and the registration JSON of the seeds.
+// HomeClaw dialect: plugin.yaml / plugin.json manifests and the JSON body of HomeClaw's registration API.
 // It is also a superset of the canonical form, so a stored descriptor normalises to itself.
 import type { CapabilitySpec, PluginDescriptor, ParameterSpec } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';

@@ -1,4 +1,5 @@
-// Every way a plugin can describe itself ends here as one canonical PluginDescriptor (plan §4).
+// Every way a plugin can describe itself ends here as one canonical PluginDescriptor
+// (topics/schemas/descriptor.schema.json), the only form the rest of the Core sees.
 import type { PluginDescriptor, ValidationIssue } from '../types.js';
 import { validateCanonicalDescriptor } from './canonical.js';
 import { normalizeForgeSyte } from './forgesyte.js';

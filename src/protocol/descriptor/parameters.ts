@@ -99,7 +99,7 @@ export function readParameter(
   const errorsBefore = issues.errors.length;
   const fields = new FieldReader(spec, path, issues);
   const type = readParameterType(spec['type'], at(path, 'type'), issues, options.typeAliases);
-  // Default true, as in the HomeClaw seed; RAGFlow always states it.
+  // Default true: a parameter is required unless it says otherwise (RAGFlow always states it).
   const required = fields.boolean('required') ?? true;
   const description = fields.string('description');
   let defaultValue: JsonValue | undefined;

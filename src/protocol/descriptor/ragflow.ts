@@ -1,4 +1,4 @@
-// RAGFlow dialect (seed 002): one LLM tool per plugin, {name, description, parameters{<name>: {type,
+// RAGFlow dialect (a RAGFlow plugin class's metadata): one LLM tool per plugin, {name, description, parameters{<name>: {type,
 // description, required}}}. display* fields are frontend i18n keys ("$t:...") and are ignored.
 import { isPluginId } from '../ids.js';
 import type { CapabilitySpec, ParameterSpec, PluginDescriptor } from '../types.js';

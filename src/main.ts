@@ -118,7 +118,15 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     // The dispatcher is created before the broker because the broker's ACL asks it who a request went to.
     // It reads the one adapter map, filled below once the bus the adapters need exists.
     const adapters = adapterMap();
-    const dispatcher = new Dispatcher({ registry, adapters, config: config.dispatch, app_id: config.app_id, log: log.child({ room: 'dispatch' }), guard: policy, events });
+    const dispatcher = new Dispatcher({
+      registry,
+      adapters,
+      config: config.dispatch,
+      app_id: config.app_id,
+      log: log.child({ room: 'dispatch' }),
+      guard: policy,
+      events,
+    });
     await parts.start(runningPart('dispatcher', () => dispatcher.stop()));
 
     const created = await createBus({
@@ -151,7 +159,13 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       mayNotify: pluginNotifyPolicy(policy, registry),
       log: log.child({ room: 'channels', component: 'notifier' }),
     });
-    const notifyDeps = { bus, registry, notifier, log: log.child({ room: 'channels', component: 'plugin-notify' }), max_payload_bytes: config.broker.max_payload_bytes };
+    const notifyDeps = {
+      bus,
+      registry,
+      notifier,
+      log: log.child({ room: 'channels', component: 'plugin-notify' }),
+      max_payload_bytes: config.broker.max_payload_bytes,
+    };
     const pluginNotifications = await startPluginNotifyListener(notifyDeps);
     await parts.start(runningPart('plugin-notify', () => pluginNotifications.stop()));
     const householdTimezone = config.scheduler.timezone ?? defaultTimeZone();
@@ -257,7 +271,11 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       scheduler = running;
       await parts.start(runningPart('scheduler', () => running.stop()));
     }
-    const bindings = new ChannelBindings({ embedded: bus.embedded, configured: config.access.channels, credentialUsers: (channel) => credentials.usersOfChannel(channel) });
+    const bindings = new ChannelBindings({
+      embedded: bus.embedded,
+      configured: config.access.channels,
+      credentialUsers: (channel) => credentials.usersOfChannel(channel),
+    });
     const channels = await attachMqttChannels({
       bus,
       engine,
@@ -267,11 +285,24 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     });
     await parts.start(runningPart('channels', () => channels.stop()));
     const callers = new CallerBindings({ embedded: bus.embedded, configured: config.access.callers.users });
-    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes, authorizeCaller: (input) => callers.decide(input) });
+    const frontDoor = await attachCallFrontDoor({
+      bus,
+      dispatcher,
+      log,
+      max_payload_bytes: config.broker.max_payload_bytes,
+      authorizeCaller: (input) => callers.decide(input),
+    });
     await parts.start(runningPart('call-front-door', () => frontDoor.stop()));
     if (config.homeassistant.discovery) {
       if (broker) log.warn(EMBEDDED_DISCOVERY_WARNING);
-      const discovery = new DiscoveryPublisher({ bus, registry, dispatcher, retrievalStatus: () => retrieval.status(), prefix: config.homeassistant.discovery_prefix, log });
+      const discovery = new DiscoveryPublisher({
+        bus,
+        registry,
+        dispatcher,
+        retrievalStatus: () => retrieval.status(),
+        prefix: config.homeassistant.discovery_prefix,
+        log,
+      });
       let unfollow: (() => void) | undefined;
       await parts.start({
         name: 'homeassistant-discovery',
@@ -341,8 +372,33 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       python,
       access: { credentials: () => credentials.list().length, users: () => users.count(), policy: () => policy.summary(), audit: () => audit.status() },
     });
-    const routeParts = { config, log, db, bus, broker, registry, dispatcher, adapters, credentials, users, audit, profiles, policy, search, engine, readiness, metrics, status };
-    await registerRoutes(http, { ...routeParts, adminToken: token, ingress, feed: eventFeed, checkTargets: (descriptor) => checkTargets(selfTarget, descriptor) });
+    const routeParts = {
+      config,
+      log,
+      db,
+      bus,
+      broker,
+      registry,
+      dispatcher,
+      adapters,
+      credentials,
+      users,
+      audit,
+      profiles,
+      policy,
+      search,
+      engine,
+      readiness,
+      metrics,
+      status,
+    };
+    await registerRoutes(http, {
+      ...routeParts,
+      adminToken: token,
+      ingress,
+      feed: eventFeed,
+      checkTargets: (descriptor) => checkTargets(selfTarget, descriptor),
+    });
     const mode = accessMode(embeddedAccess);
     log[mode === 'credentials' ? 'info' : 'warn']({ access_mode: mode }, accessModeNote(mode));
     let httpUrl = '';

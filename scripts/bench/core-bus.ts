@@ -187,7 +187,9 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
     const oldDir = mkdtempSync(join(tmpdir(), 'bench-core-ext311-'));
     const oldCore = await startCore({ config: coreConfig(oldDir, mosquitto.url, {}, '3.1.1'), log: silentLogger() });
     const oldPath = await corePath(oldCore, mosquitto.url);
-    rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 3.1.1) -> SDK plugin', mBase, oldPath, total)));
+    rows.push(
+      ...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 3.1.1) -> SDK plugin', mBase, oldPath, total)),
+    );
     cpuRows.push(['Core (external mode, MQTT 3.1.1)', await cpuPerCall(oldPath.op, total)]);
     await oldPath.close();
     await mBase.close();

@@ -19,7 +19,11 @@ export interface Dataset {
 }
 
 export function toolId(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+/, '').slice(0, 64);
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 64);
 }
 
 function parseCsv(text: string): string[][] {
@@ -61,9 +65,7 @@ export function loadDataset(dir: string): Dataset {
     .filter((r) => r.length >= 2 && idOf.has(r[1]!))
     .map((r) => ({ query: r[0]!, tool: idOf.get(r[1]!)! }));
   const multiRaw = JSON.parse(readFileSync(join(dir, 'multi_tool_query_golden.json'), 'utf8')) as { query: string; tool: string[] }[];
-  const multi = multiRaw
-    .filter((m) => m.tool.every((t) => idOf.has(t)))
-    .map((m) => ({ query: m.query, tools: m.tool.map((t) => idOf.get(t)!) }));
+  const multi = multiRaw.filter((m) => m.tool.every((t) => idOf.has(t))).map((m) => ({ query: m.query, tools: m.tool.map((t) => idOf.get(t)!) }));
   return { tools, idOf, single, multi };
 }
 

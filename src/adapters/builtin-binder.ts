@@ -36,7 +36,10 @@ export function findRagflowClass(mod: Record<string, unknown>): Constructor | un
 
 export function ragflowMetadata(cls: Constructor): Record<string, unknown> {
   const statics = cls as unknown as Record<string, unknown>;
-  const getMetadata = typeof statics.getMetadata === 'function' ? (statics.getMetadata as () => unknown).bind(cls) : () => (new cls() as { getMetadata(): unknown }).getMetadata();
+  const getMetadata =
+    typeof statics.getMetadata === 'function'
+      ? (statics.getMetadata as () => unknown).bind(cls)
+      : () => (new cls() as { getMetadata(): unknown }).getMetadata();
   let metadata: unknown;
   try {
     metadata = getMetadata();

@@ -87,9 +87,7 @@ export interface BuiltinLoader {
   status(): BuiltinFolderStatus[];
 }
 
-type LoadOutcome =
-  | { ok: true; descriptor: PluginDescriptor; loaded?: LoadedBuiltin }
-  | { ok: false; error: string; plugin_id?: string };
+type LoadOutcome = { ok: true; descriptor: PluginDescriptor; loaded?: LoadedBuiltin } | { ok: false; error: string; plugin_id?: string };
 
 export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoader {
   const log = options.log;
@@ -211,7 +209,12 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
     const manifestId = idOf(manifest) ?? (manifest ? undefined : idOf(fileConfig));
     const hasJsModule = firstExisting(folder, [...MODULE_FILES, 'index.ts']) !== undefined || existsSync(join(compiledDir, basename(folder), 'index.js'));
     if (options.python?.claims({ folder, manifest, has_js_module: hasJsModule })) {
-      return options.python.load({ folder, manifest, ...(manifestFile ? { manifest_file: manifestFile } : {}), ...(fileConfig ? { file_config: fileConfig } : {}) });
+      return options.python.load({
+        folder,
+        manifest,
+        ...(manifestFile ? { manifest_file: manifestFile } : {}),
+        ...(fileConfig ? { file_config: fileConfig } : {}),
+      });
     }
 
     let raw: Record<string, unknown>;
@@ -268,8 +271,6 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
     }
   }
 
-
-
   function pruneVanished(): void {
     const present = new Set([...folders.values()].map((s) => s.plugin_id).filter((id): id is string => !!id));
     for (const record of registry.list()) {
@@ -278,7 +279,6 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
       if (outcome.ok) log.info({ plugin_id: record.descriptor.id }, `Removed built-in plugin ${record.descriptor.id}: its folder is gone`);
     }
   }
-
 
   const watcher = new PluginFolderWatcher({ roots, compiledDir, debounce_ms: debounceMs, log, load: loadFolder });
 

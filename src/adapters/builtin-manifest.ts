@@ -63,7 +63,6 @@ export function idOf(value: Record<string, unknown> | undefined): string | undef
   return typeof id === 'string' && isPluginId(id) ? id : undefined;
 }
 
-
 /** Reads YAML or JSON that must hold a mapping; errors name the file and the line. */
 export function readObjectFile(path: string): Record<string, unknown> {
   const text = readFileSync(path, 'utf8');
@@ -94,7 +93,10 @@ export function legacyManifest(fileConfig: Record<string, unknown>): { raw: Reco
   // Legacy `parameters` are either parameter specs (a list) or default values (a mapping).
   const parameters = Array.isArray(fileConfig.parameters) ? fileConfig.parameters : [];
   if (isPlainObject(fileConfig.parameters)) {
-    runtimeConfig.default_parameters = { ...fileConfig.parameters, ...(isPlainObject(runtimeConfig.default_parameters) ? runtimeConfig.default_parameters : {}) };
+    runtimeConfig.default_parameters = {
+      ...fileConfig.parameters,
+      ...(isPlainObject(runtimeConfig.default_parameters) ? runtimeConfig.default_parameters : {}),
+    };
   }
   // Without a parameter list the normaliser's single-entry-point capability "run" (user_input) fits.
   if (parameters.length > 0) raw.capabilities = [{ id: 'run', name: String(fileConfig.name ?? id), description, parameters }];
@@ -135,7 +137,12 @@ export function resolveModuleFile(folder: string, declared: string | undefined, 
 }
 
 /** Imports a plugin module; the mtime query makes a reload use the new code rather than the cached module. */
-export async function importModule(folder: string, declared: string | undefined, compiledDir: string, importTimeoutMs: number): Promise<Record<string, unknown>> {
+export async function importModule(
+  folder: string,
+  declared: string | undefined,
+  compiledDir: string,
+  importTimeoutMs: number,
+): Promise<Record<string, unknown>> {
   const file = resolveModuleFile(folder, declared, compiledDir);
   // Why not "?v=": vite (vitest) strips that query as its own version hash, so reloads would be cached.
   const url = `${pathToFileURL(file).href}?mtime=${Math.floor(statSync(file).mtimeMs)}`;

@@ -17,10 +17,7 @@ export const INHERITED_VARIABLES = ['PATH', 'HOME', 'LANG', 'TZ'] as const;
  * Builds a child's environment: the inherited variables present in `parent`, then the manifest's `env`
  * (strings as they are, numbers and booleans as text, objects as JSON; null leaves a variable unset).
  */
-export function buildChildEnv(
-  manifestEnv: Record<string, JsonValue | undefined> | undefined,
-  parent: NodeJS.ProcessEnv = process.env,
-): Record<string, string> {
+export function buildChildEnv(manifestEnv: Record<string, JsonValue | undefined> | undefined, parent: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of INHERITED_VARIABLES) {
     const value = parent[name];

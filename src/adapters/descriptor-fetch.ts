@@ -41,13 +41,18 @@ export class DescriptorFetcher {
     } catch {
       return { ok: false, error: `descriptor_url ${JSON.stringify(url)} is not a URL` };
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, error: `descriptor_url must be http or https, not ${parsed.protocol}` };
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      return { ok: false, error: `descriptor_url must be http or https, not ${parsed.protocol}` };
     if (parsed.username || parsed.password) return { ok: false, error: 'descriptor_url must not carry a user name or password: the Core sends no credentials' };
     const shown = parsed.toString();
     const signal = AbortSignal.timeout(this.limits.timeout_ms);
     try {
       // Only these headers: no Authorization, cookie or token of the Core ever goes to a device's URL.
-      const response = await guardedFetch(shown, { method: 'GET', headers: { accept: 'application/json, application/yaml;q=0.9, text/plain;q=0.5' }, signal }, this.guard);
+      const response = await guardedFetch(
+        shown,
+        { method: 'GET', headers: { accept: 'application/json, application/yaml;q=0.9, text/plain;q=0.5' }, signal },
+        this.guard,
+      );
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
         return { ok: false, error: `fetching ${shown} answered HTTP ${response.status}` };
@@ -108,7 +113,10 @@ function parseDocument(text: string, kind: 'json' | 'yaml' | 'plain', shown: str
     return { ok: false, error: `${shown} is not valid ${kind === 'json' ? 'JSON' : kind === 'yaml' ? 'YAML' : 'JSON or YAML'}${whereItFailed(error)}` };
   }
   if (!isPlainObject(value)) {
-    return { ok: false, error: `${shown} holds ${Array.isArray(value) ? 'a list' : value === null || value === undefined ? 'nothing' : `a ${typeof value}`}, not a descriptor object` };
+    return {
+      ok: false,
+      error: `${shown} holds ${Array.isArray(value) ? 'a list' : value === null || value === undefined ? 'nothing' : `a ${typeof value}`}, not a descriptor object`,
+    };
   }
   return { ok: true, document: value as Record<string, unknown> };
 }

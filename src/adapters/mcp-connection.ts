@@ -6,13 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AdapterCall, HealthReport } from './adapter.js';
 import type { Logger } from '../log.js';
 import type { JsonValue, PluginResult } from '../protocol/types.js';
@@ -59,7 +53,6 @@ interface Session {
 
 const CLIENT_INFO = { name: 'homeclaw-bus', version: packageVersion() };
 const GARBAGE_LOG_EVERY = 100;
-
 
 export class McpConnection {
   private session: Session | undefined;
@@ -267,7 +260,10 @@ export class McpConnection {
     const previous = record?.descriptor.capabilities ?? [];
     const single = this.deps.settings.single_tool;
     const previousSingle = session.catalog?.single_tool;
-    const catalog = catalogOfTools({ tools, previous, ...(single ? { configured_single: single } : {}), ...(previousSingle ? { previous_single: previousSingle } : {}) }, listing);
+    const catalog = catalogOfTools(
+      { tools, previous, ...(single ? { configured_single: single } : {}), ...(previousSingle ? { previous_single: previousSingle } : {}) },
+      listing,
+    );
     session.catalog = catalog;
     if (!record) return;
     if (catalog.capabilities.length === 0) {

@@ -4,7 +4,15 @@
 // deterministically and the adapter keeps the capability id → tool name map.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { PARAMETER_TYPES, type CapabilitySpec, type JsonObject, type JsonValue, type ParameterSpec, type ParameterType, type PluginRequest } from '../protocol/types.js';
+import {
+  PARAMETER_TYPES,
+  type CapabilitySpec,
+  type JsonObject,
+  type JsonValue,
+  type ParameterSpec,
+  type ParameterType,
+  type PluginRequest,
+} from '../protocol/types.js';
 import { isPlainObject } from '../kit/plain-object.js';
 
 const CAPABILITY_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -148,8 +156,20 @@ export function catalogForSingleTool(tool: Tool, previous: CapabilitySpec[]): To
 }
 
 const REQUEST_FIELDS = new Set([
-  'request_id', 'plugin_id', 'capability_id', 'parameters', 'deadline', 'user_input', 'user_id', 'user_name',
-  'channel_name', 'channel_type', 'app_id', 'session_id', 'chat_context', 'metadata',
+  'request_id',
+  'plugin_id',
+  'capability_id',
+  'parameters',
+  'deadline',
+  'user_input',
+  'user_id',
+  'user_name',
+  'channel_name',
+  'channel_type',
+  'app_id',
+  'session_id',
+  'chat_context',
+  'metadata',
 ]);
 
 /** The conventional name of the one tool of a single-tool server (it receives the whole PluginRequest). */

@@ -92,14 +92,19 @@ export class MqttAdapter implements PluginAdapter {
       }
     } catch (err) {
       const message = errorMessage(err);
-      if (err instanceof PacketTooLargeError) return this.endUnsent(call, result, { error: `request to plugin ${record.descriptor.id}: ${message}`, error_code: 'invalid_params' });
+      if (err instanceof PacketTooLargeError)
+        return this.endUnsent(call, result, { error: `request to plugin ${record.descriptor.id}: ${message}`, error_code: 'invalid_params' });
       return this.endUnsent(call, result, { error: `could not send the request to plugin ${record.descriptor.id}: ${message}`, error_code: 'adapter_error' });
     }
     return result;
   }
 
   /** A call whose request did not reach the plugin ends with this failure (unless something ended it first). */
-  private endUnsent(call: AdapterCall, result: Promise<PluginResult>, failure: Pick<PluginResult, 'error' | 'error_code'>): Promise<PluginResult> | PluginResult {
+  private endUnsent(
+    call: AdapterCall,
+    result: Promise<PluginResult>,
+    failure: Pick<PluginResult, 'error' | 'error_code'>,
+  ): Promise<PluginResult> | PluginResult {
     const { request_id } = call.request;
     // Unless the connection-lost handler already answered it, the call ends with this failure.
     if (!this.pending.delete(request_id)) return result;

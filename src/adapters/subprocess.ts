@@ -57,7 +57,12 @@ export function createSubprocessAdapter(options: SubprocessAdapterOptions): Subp
     if (!command) return Promise.resolve(failure(request, `plugin ${id} has no config.command`, 'adapter_error'));
     const args = Array.isArray(config.args) ? config.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))) : [];
     const pluginDir = typeof config.plugin_dir === 'string' ? config.plugin_dir : undefined;
-    const cwd = typeof config.cwd === 'string' ? (isAbsolute(config.cwd) || !pluginDir ? resolve(config.cwd) : resolve(pluginDir, config.cwd)) : (pluginDir ?? process.cwd());
+    const cwd =
+      typeof config.cwd === 'string'
+        ? isAbsolute(config.cwd) || !pluginDir
+          ? resolve(config.cwd)
+          : resolve(pluginDir, config.cwd)
+        : (pluginDir ?? process.cwd());
     if (!isDirectory(cwd)) return Promise.resolve(failure(request, `plugin ${id}: working directory not found: ${cwd}`, 'adapter_error'));
     // Never the Core's own environment: it holds the Core's secrets.
     const env = buildChildEnv(manifestEnvOf(config.env));
@@ -190,7 +195,10 @@ export function createSubprocessAdapter(options: SubprocessAdapterOptions): Subp
 function findExecutable(command: string, pluginDir: string | undefined): string | undefined {
   const candidates = command.includes('/')
     ? [isAbsolute(command) ? command : resolve(pluginDir ?? process.cwd(), command)]
-    : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+    : (process.env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, command));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -230,7 +238,10 @@ function interpret(
   // The whole stdout as JSON, else its last line (a plugin may log before it answers).
   let answer = tryParseJson(out);
   if (!answer.ok) {
-    const lines = out.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = out
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     const last = lines[lines.length - 1];
     if (last) {
       const parsed = tryParseJson(last);

@@ -36,7 +36,6 @@ interface Context {
   budget: { left: number };
 }
 
-
 /** The schema as offered over MCP: always `type: object` at the top. */
 export function portableInputSchema(schema: JsonObject): JsonObject {
   const context: Context = { root: schema, refs: [], depth: 0, budget: { left: NODE_BUDGET } };
@@ -302,7 +301,8 @@ function intersect(parts: Schema[]): Schema {
   if (objects.length < parts.length || objects.length === 0) return parts.length === 1 ? (parts[0] as Schema) : unite(parts);
   const out: Schema = { type: 'object', ...firstCommon(parts) };
   const byName = new Map<string, Schema[]>();
-  for (const part of objects) for (const [name, value] of Object.entries(part.properties as Schema)) byName.set(name, [...(byName.get(name) ?? []), value as Schema]);
+  for (const part of objects)
+    for (const [name, value] of Object.entries(part.properties as Schema)) byName.set(name, [...(byName.get(name) ?? []), value as Schema]);
   const properties: Schema = {};
   for (const [name, schemas] of byName) properties[name] = unite(schemas);
   out.properties = properties;

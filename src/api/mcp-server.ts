@@ -102,7 +102,9 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
   const access = deps.access;
   // A user's session lists only what the user's policy lets them reach; calls are checked again by the dispatcher.
   const scope: CatalogScope = {
-    ...(access && userId !== undefined ? { visible: (pluginId: string, capability: CapabilitySpec) => access.decide(userId, pluginId, capability.id).allowed } : {}),
+    ...(access && userId !== undefined
+      ? { visible: (pluginId: string, capability: CapabilitySpec) => access.decide(userId, pluginId, capability.id).allowed }
+      : {}),
     ...(access ? { requiresConfirmation: (pluginId: string, capability: CapabilitySpec) => access.requiresConfirmation(pluginId, capability) } : {}),
   };
   const searchScope =
@@ -111,7 +113,11 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
       : {};
 
   const findPluginsTool: Tool | undefined = deps.findPlugins
-    ? { name: deps.findPlugins.name, description: deps.findPlugins.description, inputSchema: portableInputSchema(deps.findPlugins.inputSchema) as Tool['inputSchema'] }
+    ? {
+        name: deps.findPlugins.name,
+        description: deps.findPlugins.description,
+        inputSchema: portableInputSchema(deps.findPlugins.inputSchema) as Tool['inputSchema'],
+      }
     : undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
@@ -133,7 +139,12 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
       }
     }
     // Not scoped: a hidden tool is still called through the dispatcher, whose policy check answers forbidden.
-    const entry = buildToolCatalog(deps.registry, log, { ...(scope.requiresConfirmation ? { requiresConfirmation: scope.requiresConfirmation } : {}) }, inputSchemas).get(name);
+    const entry = buildToolCatalog(
+      deps.registry,
+      log,
+      { ...(scope.requiresConfirmation ? { requiresConfirmation: scope.requiresConfirmation } : {}) },
+      inputSchemas,
+    ).get(name);
     if (!entry) return errorResult(`unknown tool "${name}" (it may belong to a plugin that is not online; list the tools again)`);
     const flag = readConfirmation(args, {}, entry.capability);
     if (!flag.ok) return errorResult(`[invalid_params] ${flag.error}`);

@@ -59,7 +59,6 @@ export function forgeSyteView(record: PluginRecord): JsonObject {
   return { name: d.id, description: d.description, version: d.version ?? '1.0.0', tools };
 }
 
-
 /**
  * ForgeSyte's input_schema: a map of parameter name to its schema. In that form a parameter is required
  * unless it has a default, so "required" is written only where the capability says otherwise.

@@ -103,7 +103,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       await reply
         .code(401)
         .header('www-authenticate', 'Bearer')
-        .send(errorBody(401, 'missing or invalid bearer token (see <data dir>/admin.token or HOMECLAW_ADMIN_TOKEN, or `homeclaw users add <id>` for a user token)'));
+        .send(
+          errorBody(401, 'missing or invalid bearer token (see <data dir>/admin.token or HOMECLAW_ADMIN_TOKEN, or `homeclaw users add <id>` for a user token)'),
+        );
       return;
     }
     request.principal = principal;

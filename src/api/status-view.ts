@@ -61,4 +61,3 @@ function countByState(records: PluginRecord[]): Record<string, number> {
   for (const r of records) counts[r.state] = (counts[r.state] ?? 0) + 1;
   return counts;
 }
-

@@ -31,7 +31,6 @@ export interface ChatRequest {
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 const TOOL_FIELDS = ['tools', 'tool_choice', 'functions', 'function_call', 'parallel_tool_calls'] as const;
 
-
 /** The text of a message's content (a string or an array of parts); non-text parts are reported. */
 function textOf(content: unknown, param: string, ignored: Set<string>): string {
   if (content === null || content === undefined) return '';
@@ -43,7 +42,8 @@ function textOf(content: unknown, param: string, ignored: Set<string>): string {
       throw new OpenAiRequestError(400, `${param}[${index}] must be a content part object with a "type".`, `${param}[${index}]`, 'invalid_type');
     }
     if (part.type === 'text') {
-      if (typeof part.text !== 'string') throw new OpenAiRequestError(400, `${param}[${index}].text must be a string.`, `${param}[${index}].text`, 'invalid_type');
+      if (typeof part.text !== 'string')
+        throw new OpenAiRequestError(400, `${param}[${index}].text must be a string.`, `${param}[${index}].text`, 'invalid_type');
       texts.push(part.text);
     } else {
       // The note goes into a response header: only a plain part type is named.
@@ -99,7 +99,8 @@ export function parseChatRequest(body: unknown): ChatRequest {
   }
   if (last < 0) throw new OpenAiRequestError(400, "Invalid 'messages': there is no user message to answer.", 'messages', 'invalid_value');
   const text = turns[last]?.text ?? '';
-  if (text.trim() === '') throw new OpenAiRequestError(400, `Invalid 'messages[${last}].content': the last user message has no text.`, `messages[${last}].content`, 'invalid_value');
+  if (text.trim() === '')
+    throw new OpenAiRequestError(400, `Invalid 'messages[${last}].content': the last user message has no text.`, `messages[${last}].content`, 'invalid_value');
 
   const earlier: Turn[] = [];
   for (const turn of turns.slice(0, last)) {

@@ -14,7 +14,9 @@ import { normaliseText, type Turn } from './openai-request.js';
 const PRUNE_INTERVAL_MS = 60_000;
 
 function digest(userId: string, turns: readonly Turn[]): string {
-  return createHash('sha256').update(JSON.stringify([userId, turns.map((turn) => [turn.role, turn.text])]), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([userId, turns.map((turn) => [turn.role, turn.text])]), 'utf8')
+    .digest('hex');
 }
 
 export class OpenAiSessions {

@@ -74,7 +74,10 @@ export async function startPluginNotifyListener(deps: PluginNotifyListenerDeps):
     const { user_id, text, notify_id } = valid.value;
     const outcome = await deps.notifier.notify({ user_id, text, plugin_id: pluginId });
     const ids = { user_id, ...(notify_id !== undefined ? { notify_id } : {}) };
-    await answer(pluginId, outcome.ok ? { ok: true, channel: outcome.channel, ...ids } : { ok: false, error_code: outcome.error_code, error: outcome.error, ...ids });
+    await answer(
+      pluginId,
+      outcome.ok ? { ok: true, channel: outcome.channel, ...ids } : { ok: false, error_code: outcome.error_code, error: outcome.error, ...ids },
+    );
   }
 
   const unsubscribe = await bus.subscribe(filters.notify, (message) => {

@@ -50,7 +50,6 @@ export interface PluginTask {
 const UNIT_MS: Record<string, number> = { seconds: 1000, minutes: 60_000, hours: 3_600_000, days: 86_400_000, weeks: 604_800_000 };
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
-
 export function parseClockTime(value: JsonValue | undefined): ClockTime | undefined {
   if (typeof value !== 'string') return undefined;
   const match = /^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/.exec(value.trim());

@@ -47,7 +47,6 @@ interface PendingHeader {
   payload_length: number;
 }
 
-
 function lengthField(header: Record<string, unknown>, name: 'data_length' | 'payload_length', limit: number): number {
   const value = header[name];
   if (value === undefined || value === null) return 0;

@@ -254,4 +254,3 @@ export async function startWyomingServer(options: WyomingServerOptions): Promise
     },
   };
 }
-

@@ -149,11 +149,7 @@ export interface ChatMode {
  * another session of the same user) are printed as they arrive. Ends on end of input or /quit.
  * Returns the exit code: 0, or 2 when the Core did not answer within the timeout.
  */
-export async function runChat(
-  options: ChatClientOptions,
-  io: ChatIo = { input: process.stdin, output: process.stdout },
-  mode: ChatMode = {},
-): Promise<number> {
+export async function runChat(options: ChatClientOptions, io: ChatIo = { input: process.stdin, output: process.stdout }, mode: ChatMode = {}): Promise<number> {
   const client = await connectChannelClient(options);
   const errors = io.errors ?? process.stderr;
   const interactive = mode.interactive ?? ((io.input as { isTTY?: boolean }).isTTY === true && !mode.json);

@@ -58,7 +58,6 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_METRICS_TOKEN', path: ['metrics', 'token'], kind: 'string' },
 ];
 
-
 function merge(base: Tree, over: Tree): Tree {
   const out: Tree = { ...base };
   for (const [key, value] of Object.entries(over)) {
@@ -89,8 +88,7 @@ function envLayer(env: Env, errors: ValidationIssue[]): Tree {
       if (raw.trim() === '5') setPath(layer, path, 5);
       else if (raw.trim() === '3.1.1') setPath(layer, path, '3.1.1');
       else errors.push({ path: `env:${name}`, message: `must be 5 or 3.1.1, got "${raw}"` });
-    }
-    else if (kind === 'bool') {
+    } else if (kind === 'bool') {
       if (!/^(true|false|1|0|yes|no)$/i.test(raw)) errors.push({ path: `env:${name}`, message: `must be true or false, got "${raw}"` });
       else setPath(layer, path, /^(true|1|yes)$/i.test(raw));
     } else if (kind === 'number') {

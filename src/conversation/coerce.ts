@@ -12,13 +12,11 @@ export type CoerceResult = { ok: true; value: JsonValue } | { ok: false; reason:
 
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
 // ajv-formats is CommonJS with a `default` property; under NodeNext the default import is the module object.
-const addFormats: FormatsPlugin =
-  (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
+const addFormats: FormatsPlugin = (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
 
 const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on', '1']);
 const FALSE_WORDS = new Set(['false', 'no', 'n', 'off', '0']);
 const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
-
 
 function schemaTypes(schema: JsonObject): string[] {
   const type = schema.type;
@@ -84,7 +82,11 @@ function coerceArray(value: JsonValue, schema: JsonObject): CoerceResult {
     const parsed = text.startsWith('[') ? parseJsonText(text) : undefined;
     if (Array.isArray(parsed)) list = parsed;
     // A user typing "milk, bread" means a list; only plain text lists, never half-parsed JSON.
-    else if (!text.startsWith('[')) list = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+    else if (!text.startsWith('['))
+      list = text
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
   }
   if (list === undefined) return { ok: false, reason: 'must be a list (e.g. ["a", "b"] or a, b)' };
   const items = schema.items;

@@ -110,7 +110,11 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
         if (typeof message.text !== 'string') return { ...base, text: 'The message has no text.', kind: 'error' };
         const bytes = Buffer.byteLength(message.text, 'utf8');
         if (bytes > deps.settings.max_text_bytes) {
-          return { ...base, text: `Your message is too long (${bytes} bytes; the limit is ${deps.settings.max_text_bytes} bytes). Please send something shorter.`, kind: 'error' };
+          return {
+            ...base,
+            text: `Your message is too long (${bytes} bytes; the limit is ${deps.settings.max_text_bytes} bytes). Please send something shorter.`,
+            kind: 'error',
+          };
         }
         const text = message.text.trim();
         if (text === '') return { ...base, text: 'Your message is empty. Type /help to see what I can do.', kind: 'error' };

@@ -65,7 +65,10 @@ export async function attachMqttChannels(options: MqttChannelOptions): Promise<M
     const input: ChannelMessageIn = validated.value;
     const speaker = options.authorizeSpeaker?.({ channel, user_id: input.user_id, ...(message.publisher ? { publisher: message.publisher } : {}) });
     if (speaker && !speaker.allowed) {
-      log.warn({ channel, user_id: input.user_id, client_id: message.publisher?.clientId, username: message.publisher?.username, reason: speaker.reason }, 'channel message for a user the sender may not speak as refused');
+      log.warn(
+        { channel, user_id: input.user_id, client_id: message.publisher?.clientId, username: message.publisher?.username, reason: speaker.reason },
+        'channel message for a user the sender may not speak as refused',
+      );
       await publishReply(channel, errorReply(parsed.value, `This message was refused: ${speaker.reason}.`));
       return;
     }

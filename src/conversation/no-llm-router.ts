@@ -29,8 +29,36 @@ export type NoLlmDecision =
   | { kind: 'suggest'; hits: PluginHit[] };
 
 const LEADING_FILLER = new Set([
-  'me', 'us', 'some', 'a', 'an', 'the', 'that', 'this', 'in', 'for', 'at', 'of', 'to', 'please', 'my', 'our',
-  'about', 'on', 'is', 'it', 'what', "what's", 'whats', 'how', 'like', 'with', 'new', 'more', 'down', 'up',
+  'me',
+  'us',
+  'some',
+  'a',
+  'an',
+  'the',
+  'that',
+  'this',
+  'in',
+  'for',
+  'at',
+  'of',
+  'to',
+  'please',
+  'my',
+  'our',
+  'about',
+  'on',
+  'is',
+  'it',
+  'what',
+  "what's",
+  'whats',
+  'how',
+  'like',
+  'with',
+  'new',
+  'more',
+  'down',
+  'up',
 ]);
 const TRAILING_FILLER = new Set(['please', 'thanks', 'thank', 'you', 'today', 'tomorrow', 'now', 'tonight', 'for', 'me', 'us']);
 
@@ -138,8 +166,6 @@ export function describeSuggestions(hits: PluginHit[], reason: string): string {
 }
 
 export function usageOf(pluginId: string, capability: CapabilitySpec): string {
-  const params = capability.parameters
-    .filter((p) => p.required && p.system_key === undefined)
-    .map((p) => `${p.name}=<${p.type}>`);
+  const params = capability.parameters.filter((p) => p.required && p.system_key === undefined).map((p) => `${p.name}=<${p.type}>`);
   return [`/${pluginId}`, capability.id, ...params].join(' ');
 }

@@ -84,7 +84,12 @@ export class PendingDialogue {
       return { reply: { text: outcome.question, kind: 'question', ...target } };
     }
     this.clearPending(turn.key);
-    const result = await this.deps.dispatcher.invoke({ ...target, parameters: outcome.parameters, context: this.invocationContext(turn), confirmed: actionConfirmed });
+    const result = await this.deps.dispatcher.invoke({
+      ...target,
+      parameters: outcome.parameters,
+      context: this.invocationContext(turn),
+      confirmed: actionConfirmed,
+    });
     if (result.ask_user || (result.missing_parameters && result.missing_parameters.length > 0)) {
       const missing = result.missing_parameters ?? [];
       const question =
@@ -203,7 +208,6 @@ export class PendingDialogue {
     }
   }
 }
-
 
 function unique(values: string[]): string[] {
   return [...new Set(values)];

@@ -70,9 +70,7 @@ export class SqlitePendingCallStore implements PendingCallStore {
       );
       CREATE INDEX IF NOT EXISTS pending_calls_expiry ON pending_calls (expires_at);
     `);
-    this.selectStatement = this.db.prepare(
-      'SELECT call_json, expires_at FROM pending_calls WHERE channel = ? AND user_id = ? AND session_id = ?',
-    );
+    this.selectStatement = this.db.prepare('SELECT call_json, expires_at FROM pending_calls WHERE channel = ? AND user_id = ? AND session_id = ?');
     this.upsertStatement = this.db.prepare(
       `INSERT INTO pending_calls (channel, user_id, session_id, call_json, expires_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (channel, user_id, session_id) DO UPDATE SET call_json = excluded.call_json, expires_at = excluded.expires_at`,

@@ -101,7 +101,6 @@ export interface SeedSummary {
   keys_set: number;
 }
 
-
 function isJsonValue(value: unknown): value is JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);

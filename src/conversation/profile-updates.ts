@@ -16,7 +16,7 @@ export const TOOL_PROFILE_UPDATE = 'profile_update';
 export const PROFILE_UPDATE_TOOL: LlmToolDefinition = {
   name: TOOL_PROFILE_UPDATE,
   description:
-    "Change what HomeClaw remembers about the user (their profile: name, address, phone, ...) when the user tells you something new about themselves, e.g. \"remember my new address is ...\". The user is asked to confirm before anything is saved.",
+    'Change what HomeClaw remembers about the user (their profile: name, address, phone, ...) when the user tells you something new about themselves, e.g. "remember my new address is ...". The user is asked to confirm before anything is saved.',
   parameters: {
     type: 'object',
     properties: {

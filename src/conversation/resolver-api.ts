@@ -94,11 +94,7 @@ export interface PendingCallStore {
 }
 
 /** How the user's next message relates to a pending call. */
-export type ReplyInterpretation =
-  | { kind: 'cancel' }
-  | { kind: 'confirm'; values: JsonObject }
-  | { kind: 'values'; values: JsonObject }
-  | { kind: 'unrelated' };
+export type ReplyInterpretation = { kind: 'cancel' } | { kind: 'confirm'; values: JsonObject } | { kind: 'values'; values: JsonObject } | { kind: 'unrelated' };
 
 export interface ReplyInterpreter {
   interpret(pending: PendingCall, capability: CapabilitySpec, text: string): ReplyInterpretation;

@@ -19,16 +19,7 @@ import type { CapabilitySpec, JsonObject, JsonValue, ParameterSpec, PluginConfig
 import type { PluginRecord } from '../registry/record.js';
 import { ValueCoercer } from './coerce.js';
 import { buildQuestion } from './questions.js';
-import type {
-  InvalidValue,
-  ParameterResolver,
-  Profile,
-  ResolvedValue,
-  ResolveInput,
-  ResolveOutcome,
-  SystemContext,
-  ValueSource,
-} from './resolver-api.js';
+import type { InvalidValue, ParameterResolver, Profile, ResolvedValue, ResolveInput, ResolveOutcome, SystemContext, ValueSource } from './resolver-api.js';
 
 /** System keys that describe who is asking: never taken from the message. */
 const IDENTITY_KEYS: ReadonlySet<SystemKey> = new Set(['user_id', 'channel']);
@@ -102,18 +93,12 @@ export class DefaultParameterResolver implements ParameterResolver {
     const config = record.descriptor.config ?? {};
     return capability.parameters.filter((parameter) => {
       if (parameter.system_key && ALWAYS_KNOWN_SYSTEM_KEYS.has(parameter.system_key)) return false;
-      const trustedConfig =
-        configIsTrusted(config, parameter.name) && configValue(config, capability.id, parameter) !== undefined;
+      const trustedConfig = configIsTrusted(config, parameter.name) && configValue(config, capability.id, parameter) !== undefined;
       return !trustedConfig;
     });
   }
 
-  private pick(
-    input: ResolveInput,
-    config: PluginConfig,
-    parameter: ParameterSpec,
-    confirmed: ReadonlySet<string>,
-  ): Candidate | undefined {
+  private pick(input: ResolveInput, config: PluginConfig, parameter: ParameterSpec, confirmed: ReadonlySet<string>): Candidate | undefined {
     const { system_key: systemKey, profile_key: profileKey } = parameter;
     if (systemKey && IDENTITY_KEYS.has(systemKey)) {
       const value = systemValue(input.system, systemKey);
@@ -127,8 +112,7 @@ export class DefaultParameterResolver implements ParameterResolver {
       if (!isBlank(value)) return { value, source: 'system' };
     }
     // A confirmed profile/config value is reported as 'confirmed' so the source tells why it was not asked.
-    const personal = (source: 'profile' | 'config'): ValueSource =>
-      parameter.confirm_if_uncertain && confirmed.has(parameter.name) ? 'confirmed' : source;
+    const personal = (source: 'profile' | 'config'): ValueSource => (parameter.confirm_if_uncertain && confirmed.has(parameter.name) ? 'confirmed' : source);
     const fromProfile = own(input.profile, profileKey);
     if (!isBlank(fromProfile)) return { value: fromProfile, source: personal('profile') };
 

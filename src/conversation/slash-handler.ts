@@ -42,7 +42,11 @@ export async function answerSlashCommand(ctx: EngineContext, dialogue: PendingDi
       const capability = findCapability(record.descriptor, command.capability_id);
       if (!capability) {
         const ids = record.descriptor.capabilities.map((c) => c.id).join(', ') || 'none';
-        return { text: `The plugin ${record.descriptor.id} has no capability "${command.capability_id}". Its capabilities: ${ids}.`, kind: 'error', plugin_id: record.descriptor.id };
+        return {
+          text: `The plugin ${record.descriptor.id} has no capability "${command.capability_id}". Its capabilities: ${ids}.`,
+          kind: 'error',
+          plugin_id: record.descriptor.id,
+        };
       }
       return (await dialogue.resolveAndInvoke(turn, record, capability, command.parameters, [], turn.text)).reply;
     }

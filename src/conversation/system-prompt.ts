@@ -50,7 +50,7 @@ export interface SystemPromptInput {
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const header = [
     'You are HomeClaw, a home assistant. You act through plugins.',
-    'To use a plugin, call the tool route_to_plugin with plugin_id, capability_id and the parameters you can take from the user\'s message.',
+    "To use a plugin, call the tool route_to_plugin with plugin_id, capability_id and the parameters you can take from the user's message.",
     'Only pass values the user gave or that follow clearly from the message; leave the rest out — the Core fills them from the profile and config, and asks the user itself when something is missing.',
     'If none of the plugins below fits, call find_plugins with a short description of what is needed. If no plugin is needed, answer directly and briefly.',
     `Current time: ${input.system.datetime} (${input.system.timezone}).${input.system.location ? ` User location: ${input.system.location}.` : ''}`,

@@ -12,7 +12,13 @@ import { describePlugin } from './system-prompt.js';
 import { TOOL_FIND_PLUGINS, TOOL_ROUTE_TO_PLUGIN, type ToolExecution } from './tool-loop.js';
 import { findCapability } from '../kit/find-capability.js';
 
-export async function executeTool(ctx: EngineContext, dialogue: PendingDialogue, turn: Turn, call: LlmToolCall, args: Record<string, unknown>): Promise<ToolExecution<ReplyBody>> {
+export async function executeTool(
+  ctx: EngineContext,
+  dialogue: PendingDialogue,
+  turn: Turn,
+  call: LlmToolCall,
+  args: Record<string, unknown>,
+): Promise<ToolExecution<ReplyBody>> {
   if (call.name === TOOL_FIND_PLUGINS) {
     const query = typeof args.query === 'string' ? args.query.trim() : '';
     if (!query) return { kind: 'to_model', content: 'Error: find_plugins needs a non-empty "query" string.' };
@@ -34,7 +40,8 @@ export async function executeTool(ctx: EngineContext, dialogue: PendingDialogue,
   }
   const problems: string[] = [];
   if (typeof args.plugin_id !== 'string' || args.plugin_id === '') problems.push('"plugin_id" must be a non-empty string');
-  if (args.capability_id !== undefined && args.capability_id !== null && typeof args.capability_id !== 'string') problems.push('"capability_id" must be a string');
+  if (args.capability_id !== undefined && args.capability_id !== null && typeof args.capability_id !== 'string')
+    problems.push('"capability_id" must be a string');
   const rawParameters = args.parameters;
   if (rawParameters !== undefined && rawParameters !== null && (typeof rawParameters !== 'object' || Array.isArray(rawParameters))) {
     problems.push('"parameters" must be an object');

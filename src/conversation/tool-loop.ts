@@ -5,9 +5,7 @@ import type { LlmClient, LlmMessage, LlmToolCall, LlmToolDefinition } from './ll
 import { errorMessage } from '../kit/error-message.js';
 import { isPlainObject } from '../kit/plain-object.js';
 
-export type ToolExecution<TFinal> =
-  | { kind: 'to_model'; content: string }
-  | { kind: 'final'; value: TFinal };
+export type ToolExecution<TFinal> = { kind: 'to_model'; content: string } | { kind: 'final'; value: TFinal };
 
 export type ToolExecutor<TFinal> = (call: LlmToolCall, parsedArguments: Record<string, unknown>) => Promise<ToolExecution<TFinal>>;
 
@@ -32,7 +30,7 @@ export const CONVERSATION_TOOLS: LlmToolDefinition[] = [
   {
     name: TOOL_ROUTE_TO_PLUGIN,
     description:
-      'Call a plugin capability for the user. Omit capability_id to use the plugin\'s default capability. Put only values taken from the user\'s message in parameters.',
+      "Call a plugin capability for the user. Omit capability_id to use the plugin's default capability. Put only values taken from the user's message in parameters.",
     parameters: {
       type: 'object',
       properties: {

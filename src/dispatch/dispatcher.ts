@@ -111,7 +111,12 @@ export class Dispatcher implements DispatcherApi {
       this.stats.failed++;
       if (error_code === 'busy') this.stats.rejected_busy++;
       this.deps.log.info({ request_id, plugin_id: options.plugin_id, error_code, error }, 'invocation refused');
-      this.announce(options, { request_id, plugin_id: options.plugin_id, capability_id: auditedCapability, success: false, error_code, duration_ms: 0 }, error_code, true);
+      this.announce(
+        options,
+        { request_id, plugin_id: options.plugin_id, capability_id: auditedCapability, success: false, error_code, duration_ms: 0 },
+        error_code,
+        true,
+      );
       return { request_id, plugin_id: options.plugin_id, success: false, error, error_code };
     };
 
@@ -120,10 +125,7 @@ export class Dispatcher implements DispatcherApi {
     const capability = findCapability(record.descriptor, options.capability_id);
     if (!capability) {
       const known = record.descriptor.capabilities.map((c) => c.id).join(', ') || 'none';
-      return fail(
-        'not_found',
-        `plugin "${record.descriptor.id}" has no capability "${options.capability_id ?? ''}" (capabilities: ${known})`,
-      );
+      return fail('not_found', `plugin "${record.descriptor.id}" has no capability "${options.capability_id ?? ''}" (capabilities: ${known})`);
     }
     auditedCapability = capability.id;
     const refusal = this.refusalFor(record, capability, options);
@@ -138,10 +140,7 @@ export class Dispatcher implements DispatcherApi {
     const problems = this.validator.validate(record.content_hash, capability, parameters);
     if (problems.length > 0) {
       return {
-        ...fail(
-          'invalid_params',
-          `invalid parameters for ${record.descriptor.id}.${capability.id}: ${problems.map((p) => p.message).join('; ')}`,
-        ),
+        ...fail('invalid_params', `invalid parameters for ${record.descriptor.id}.${capability.id}: ${problems.map((p) => p.message).join('; ')}`),
         metadata: { problems: problems.map((p) => ({ path: p.path, message: p.message })) },
       };
     }
@@ -150,10 +149,7 @@ export class Dispatcher implements DispatcherApi {
 
     const { queue, limit } = this.queueFor(record);
     if (queue.waiting >= limit) {
-      return fail(
-        'busy',
-        `plugin "${record.descriptor.id}" is busy: ${queue.running} running and ${queue.waiting} waiting (limit ${limit})`,
-      );
+      return fail('busy', `plugin "${record.descriptor.id}" is busy: ${queue.running} running and ${queue.waiting} waiting (limit ${limit})`);
     }
 
     const timeoutSec = this.timeoutFor(record, capability, options.timeout_sec);
@@ -182,7 +178,14 @@ export class Dispatcher implements DispatcherApi {
     this.stats.failed++;
     this.deps.log.info({ plugin_id: options.plugin_id, capability_id: capability.id, error_code: refusal.code, error: refusal.message }, 'invocation refused');
     const request_id = randomUUID();
-    const refused: InvocationRecord = { request_id, plugin_id: options.plugin_id, capability_id: capability.id, success: false, error_code: refusal.code, duration_ms: 0 };
+    const refused: InvocationRecord = {
+      request_id,
+      plugin_id: options.plugin_id,
+      capability_id: capability.id,
+      success: false,
+      error_code: refusal.code,
+      duration_ms: 0,
+    };
     this.announce(options, refused, refusal.code, true);
     return { request_id, plugin_id: options.plugin_id, success: false, error: refusal.message, error_code: refusal.code };
   }
@@ -327,7 +330,6 @@ export class Dispatcher implements DispatcherApi {
     }
   }
 
-
   private timeoutFor(record: PluginRecord, capability: CapabilitySpec, override?: number): number {
     const candidates = [override, capability.timeout_sec, record.descriptor.config.timeout_sec, this.deps.config.default_timeout_sec];
     // Capped: a longer timer would overflow and fire at once.
@@ -338,11 +340,8 @@ export class Dispatcher implements DispatcherApi {
   private queueFor(record: PluginRecord): { queue: ConcurrencyGate; limit: number } {
     const cfg = record.descriptor.config;
     const concurrency =
-      typeof cfg.max_concurrency === 'number' && cfg.max_concurrency >= 1
-        ? Math.floor(cfg.max_concurrency)
-        : this.deps.config.default_max_concurrency;
-    const limit =
-      typeof cfg.queue_limit === 'number' && cfg.queue_limit >= 0 ? Math.floor(cfg.queue_limit) : this.deps.config.default_queue_limit;
+      typeof cfg.max_concurrency === 'number' && cfg.max_concurrency >= 1 ? Math.floor(cfg.max_concurrency) : this.deps.config.default_max_concurrency;
+    const limit = typeof cfg.queue_limit === 'number' && cfg.queue_limit >= 0 ? Math.floor(cfg.queue_limit) : this.deps.config.default_queue_limit;
     let queue = this.queues.get(record.descriptor.id);
     if (!queue || queue.concurrency !== concurrency) {
       // A changed descriptor may change concurrency: new calls go to a fresh queue, running ones finish.

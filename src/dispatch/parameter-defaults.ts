@@ -16,7 +16,6 @@ const RESERVED_CONFIG_KEYS = new Set([
   'timeout_sec',
 ]);
 
-
 /** Absent, null, and empty or whitespace-only text all count as "no value". */
 export function isBlank(value: JsonValue | undefined): value is undefined | null | '' {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');

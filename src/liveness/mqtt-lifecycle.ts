@@ -80,9 +80,18 @@ export class MqttLifecycle {
     };
     this.unsubscribers.push(
       await bus.subscribe(filters.register, (m) => this.enqueue({ message: m })),
-      await bus.subscribe(filters.unregister, guard((m) => this.onUnregister(m))),
-      await bus.subscribe(filters.status, guard((m) => this.onStatus(m))),
-      await bus.subscribe(filters.heartbeat, guard((m) => this.onHeartbeat(m))),
+      await bus.subscribe(
+        filters.unregister,
+        guard((m) => this.onUnregister(m)),
+      ),
+      await bus.subscribe(
+        filters.status,
+        guard((m) => this.onStatus(m)),
+      ),
+      await bus.subscribe(
+        filters.heartbeat,
+        guard((m) => this.onHeartbeat(m)),
+      ),
     );
     // Plugins restored from the database start offline; the retained birth asks them to re-register.
     await bus.publish(topics.coreStatus(), JSON.stringify({ online: true, ts: this.now() }), { qos: 1, retain: true });
@@ -116,10 +125,7 @@ export class MqttLifecycle {
    */
   private async reject(pluginId: string | null, errors: ValidationIssue[], message: IncomingMessage, replyOnInvalid = false): Promise<void> {
     this.counters.rejected++;
-    this.deps.log.warn(
-      { plugin_id: pluginId, client: message.publisher?.clientId, errors },
-      'plugin registration rejected',
-    );
+    this.deps.log.warn({ plugin_id: pluginId, client: message.publisher?.clientId, errors }, 'plugin registration rejected');
     const validId = pluginId !== null && isPluginId(pluginId) && !replyOnInvalid;
     await this.ack(validId ? pluginId : null, {
       plugin_id: validId ? pluginId : null,
@@ -160,7 +166,8 @@ export class MqttLifecycle {
       // The descriptor is fetched off this queue; the fetched one comes back through it.
       if (isReference(body)) return this.references.resolve(message, body);
     }
-    const rawId = typeof body.id === 'string' ? body.id : typeof body.plugin_id === 'string' ? body.plugin_id : typeof body.name === 'string' ? body.name : null;
+    const rawId =
+      typeof body.id === 'string' ? body.id : typeof body.plugin_id === 'string' ? body.plugin_id : typeof body.name === 'string' ? body.name : null;
     const errors: ValidationIssue[] = [];
     const envelope = validatePayload('register', body);
     if (!envelope.ok) errors.push(...envelope.errors);
@@ -186,8 +193,7 @@ export class MqttLifecycle {
         descriptor,
         owner,
         epoch: typeof epoch === 'number' ? epoch : this.now(),
-        heartbeat_interval_sec:
-          typeof heartbeat_interval_sec === 'number' ? heartbeat_interval_sec : this.deps.liveness.default_heartbeat_interval_sec,
+        heartbeat_interval_sec: typeof heartbeat_interval_sec === 'number' ? heartbeat_interval_sec : this.deps.liveness.default_heartbeat_interval_sec,
         state: 'online',
       });
     } catch (err) {
@@ -270,7 +276,10 @@ export class MqttLifecycle {
     if (record.owner === UNCLAIMED_OWNER) {
       // Registered by an administrator for a device that only heartbeats: its first heartbeat claims it.
       if (!this.deps.claimPluginId?.(message.publisher, pluginId, record.owner)) {
-        this.deps.log.warn({ plugin_id: pluginId, client: message.publisher?.clientId, username: message.publisher?.username }, 'heartbeat for an unclaimed plugin id from a client that may not use it ignored');
+        this.deps.log.warn(
+          { plugin_id: pluginId, client: message.publisher?.clientId, username: message.publisher?.username },
+          'heartbeat for an unclaimed plugin id from a client that may not use it ignored',
+        );
         return;
       }
       this.deps.log.info({ plugin_id: pluginId, owner: ownerOf(message.publisher) }, 'plugin id claimed by its device (first heartbeat)');

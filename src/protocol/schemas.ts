@@ -62,8 +62,7 @@ export interface SchemaStore {
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable sits on .default.
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
 /** A fresh ajv for protocol schemas: draft 2020-12, every error reported, formats such as uri known. */
 export function createProtocolAjv(): Ajv2020 {

@@ -82,7 +82,16 @@ export const haFilters = {
   discovery: (prefix: string): string => `${prefix}/device/+/config`,
 } as const;
 
-const COMMAND_KINDS: ReadonlySet<TopicKind> = new Set<TopicKind>(['register', 'unregister', 'heartbeat', 'result', 'channel/in', 'invoke', 'control', 'notify']);
+const COMMAND_KINDS: ReadonlySet<TopicKind> = new Set<TopicKind>([
+  'register',
+  'unregister',
+  'heartbeat',
+  'result',
+  'channel/in',
+  'invoke',
+  'control',
+  'notify',
+]);
 
 /**
  * Commands: messages that ask for an action (register, unregister, heartbeat, a result, a user message,

@@ -248,7 +248,10 @@ export class DenseSync {
     }
     if (!changed.length) return;
     const docsPerPlugin = changed.map((r) => pluginDocuments(r.descriptor));
-    const vectors = await this.embed(docsPerPlugin.flat().map((d) => d.text), 'index');
+    const vectors = await this.embed(
+      docsPerPlugin.flat().map((d) => d.text),
+      'index',
+    );
     let offset = 0;
     const batch: PluginVectors[] = changed.map((record, i) => {
       const documents = docsPerPlugin[i]!;

@@ -323,4 +323,3 @@ function workerScript(): string {
   if (existsSync(built)) return built;
   throw new Error(`embedding worker script not found (${beside}); run npm run build`);
 }
-

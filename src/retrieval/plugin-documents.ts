@@ -36,11 +36,7 @@ const MAX_LONG_DESCRIPTION = 1_500;
 
 export function capabilityText(descriptor: PluginDescriptor, capability: CapabilitySpec): string {
   const parameters = capability.parameters.map((p) => splitIdentifier(p.name)).join(', ');
-  return [
-    `${descriptor.name}: ${splitIdentifier(capability.name)}.`,
-    capability.description,
-    parameters ? `Parameters: ${parameters}.` : '',
-  ]
+  return [`${descriptor.name}: ${splitIdentifier(capability.name)}.`, capability.description, parameters ? `Parameters: ${parameters}.` : '']
     .filter(Boolean)
     .join(' ');
 }

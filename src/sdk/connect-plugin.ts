@@ -33,16 +33,12 @@ export async function connectPlugin(options: ConnectPluginOptions): Promise<Conn
   try {
     parameters = new ParameterValidator(descriptor.capabilities);
   } catch (error) {
-    throw new PluginRegistrationError('a capability has an unusable parameter schema', [
-      { path: '/capabilities', message: errorMessage(error) },
-    ]);
+    throw new PluginRegistrationError('a capability has an unusable parameter schema', [{ path: '/capabilities', message: errorMessage(error) }]);
   }
 
   const heartbeatIntervalSec = options.heartbeat_interval_sec ?? DEFAULTS.heartbeat_interval_sec;
   if (!(heartbeatIntervalSec > 0)) {
-    throw new PluginRegistrationError('invalid options', [
-      { path: '/heartbeat_interval_sec', message: 'must be a positive number of seconds' },
-    ]);
+    throw new PluginRegistrationError('invalid options', [{ path: '/heartbeat_interval_sec', message: 'must be a positive number of seconds' }]);
   }
   const startupTimeoutMs = options.startup_timeout_ms ?? DEFAULTS.startup_timeout_ms;
   const deadline = Date.now() + startupTimeoutMs;
@@ -107,11 +103,7 @@ function waitForConnect(client: MqttClient, timeoutMs: number, url: string): Pro
       const code = (error as { code?: unknown }).code;
       if (typeof code === 'number' && !isHandledProtocolRefusal(error)) {
         cleanup();
-        reject(
-          new PluginRegistrationError('the broker refused the connection', [
-            { path: '', message: `${error.message} (CONNACK code ${code})` },
-          ]),
-        );
+        reject(new PluginRegistrationError('the broker refused the connection', [{ path: '', message: `${error.message} (CONNACK code ${code})` }]));
       }
     };
     const timer = setTimeout(() => {
@@ -123,4 +115,3 @@ function waitForConnect(client: MqttClient, timeoutMs: number, url: string): Pro
     client.on('error', onError);
   });
 }
-

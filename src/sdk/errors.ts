@@ -11,4 +11,3 @@ export class PluginRegistrationError extends Error {
     this.name = 'PluginRegistrationError';
   }
 }
-

@@ -158,10 +158,7 @@ export class InvocationRunner {
     const capability = this.capabilities.get(request.capability_id);
     if (!capability) {
       const known = [...this.capabilities.keys()].join(', ');
-      this.refuse(
-        request.request_id,
-        `unknown capability "${request.capability_id}" of plugin "${pluginId}" (known: ${known || 'none'})`,
-      );
+      this.refuse(request.request_id, `unknown capability "${request.capability_id}" of plugin "${pluginId}" (known: ${known || 'none'})`);
       return;
     }
     const problems = this.deps.parameters.check(capability.id, request.parameters);
@@ -178,9 +175,11 @@ export class InvocationRunner {
     if (traceparent !== undefined) run.traceparent = traceparent;
     this.active.set(request.request_id, run);
     this.deps.stats.invocations++;
-    void this.queue.add(() => this.run(request, run)).catch((error: unknown) => {
-      this.deps.log.error({ err: error, request_id: request.request_id }, 'invocation failed outside its handler');
-    });
+    void this.queue
+      .add(() => this.run(request, run))
+      .catch((error: unknown) => {
+        this.deps.log.error({ err: error, request_id: request.request_id }, 'invocation failed outside its handler');
+      });
   }
 
   private async run(request: PluginRequest, run: ActiveRun): Promise<void> {
@@ -299,4 +298,3 @@ function toJson(value: unknown): JsonValue {
   if (text === undefined) throw new Error('handler output is not JSON-serialisable');
   return JSON.parse(text) as JsonValue;
 }
-

@@ -5,9 +5,7 @@ import type { RegisterMessage, RegistrationAck, ValidationIssue } from '../proto
 import { errorMessage } from '../kit/error-message.js';
 
 /** refused: the Core said no (retrying will not help); unanswered: timeout, not sent, or cancelled. */
-export type RegistrationOutcome =
-  | { ok: true }
-  | { ok: false; refused: boolean; errors: ValidationIssue[] };
+export type RegistrationOutcome = { ok: true } | { ok: false; refused: boolean; errors: ValidationIssue[] };
 
 export interface RegistrationDeps {
   clientId: string;
@@ -82,4 +80,3 @@ export class Registration {
     }
   }
 }
-

@@ -54,7 +54,10 @@ describe('task scheduler', () => {
   it('runs a repeated task through the dispatcher and sends each result to the user', async () => {
     const db = new Database(':memory:');
     const { registry, calls, delivered, scheduler } = setup(db);
-    registry.register({ descriptor: plugin({ tick: { type: 'repeated', interval_unit: 'seconds', interval: 1, user_id: 'bob', channel: 'board' } }), owner: 'builtin' });
+    registry.register({
+      descriptor: plugin({ tick: { type: 'repeated', interval_unit: 'seconds', interval: 1, user_id: 'bob', channel: 'board' } }),
+      owner: 'builtin',
+    });
     expect(scheduler.list()).toEqual([{ plugin_id: 'ticker', task: 'tick', capability_id: 'tick', next_run: expect.any(String), user_id: 'bob' }]);
     await new Promise((r) => setTimeout(r, 2300));
     await scheduler.idle();

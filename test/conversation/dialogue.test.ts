@@ -82,7 +82,7 @@ describe('parameter dialogue flows', () => {
       request: { request_id: `r${clock}`, plugin_id: 'buy', capability_id: capability.id, parameters: outcome.parameters, deadline: clock + 1000 },
     });
     clock += 1;
-    return typeof result === 'string' ? result : result.text ?? '';
+    return typeof result === 'string' ? result : (result.text ?? '');
   }
 
   it('preset config used directly places the order at once', async () => {

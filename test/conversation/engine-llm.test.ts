@@ -171,7 +171,15 @@ describe('pending calls', () => {
       source: 'external',
       type: 'mqtt',
       config: {},
-      capabilities: [{ id: 'record', name: 'Record video', description: 'Record a video.', post_process: false, parameters: [{ name: 'node_id', type: 'string', required: false }] }],
+      capabilities: [
+        {
+          id: 'record',
+          name: 'Record video',
+          description: 'Record a video.',
+          post_process: false,
+          parameters: [{ name: 'node_id', type: 'string', required: false }],
+        },
+      ],
     };
     const h = await start([camera]);
     h.dispatcher.on('camera', (o) =>
@@ -194,7 +202,11 @@ describe('post-processing', () => {
     h.dispatcher.on('weather', () => ok('Paris: 12C, rain'));
     h.llm!.push(route('weather', { city: 'Paris' }), { text: 'Take an umbrella: 12°C and rain in Paris.' });
     const user = await h.user('jo');
-    expect(await user.say('will it rain in Paris?')).toMatchObject({ kind: 'answer', text: 'Take an umbrella: 12°C and rain in Paris.', capability_id: 'fetch_weather' });
+    expect(await user.say('will it rain in Paris?')).toMatchObject({
+      kind: 'answer',
+      text: 'Take an umbrella: 12°C and rain in Paris.',
+      capability_id: 'fetch_weather',
+    });
     expect(h.llm!.requests).toHaveLength(2);
     const post = h.llm!.requests[1]!;
     expect(post.messages[0]).toMatchObject({ role: 'system', content: weatherDescriptor.capabilities[0]!.post_process_prompt });
@@ -214,7 +226,9 @@ describe('post-processing', () => {
   it('a model failure during post-processing falls back to the raw text; failures are never post-processed', async () => {
     const h = await start([weatherDescriptor]);
     let fail = false;
-    h.dispatcher.on('weather', () => (fail ? { ...ok(''), success: false, error: 'upstream API said 503', error_code: 'plugin_error' } : ok('Paris: 12C, rain')));
+    h.dispatcher.on('weather', () =>
+      fail ? { ...ok(''), success: false, error: 'upstream API said 503', error_code: 'plugin_error' } : ok('Paris: 12C, rain'),
+    );
     h.llm!.push(route('weather', { city: 'Paris' }), { status: 500 });
     const user = await h.user('lee');
     expect(await user.say('weather in Paris')).toMatchObject({ kind: 'answer', text: 'Paris: 12C, rain' });

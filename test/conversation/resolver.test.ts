@@ -112,9 +112,7 @@ describe('parameter dialogue flows at resolver level', () => {
 
   it('corrected values replace the profile ones', () => {
     const profile = { name: 'John', address: '123 Main St', phone: '555-0000' };
-    const corrected = asReady(
-      resolveBuy({ explicit: { item: 'milk', address: '456 Oak Ave', phone: '555-1234' }, profile }),
-    );
+    const corrected = asReady(resolveBuy({ explicit: { item: 'milk', address: '456 Oak Ave', phone: '555-1234' }, profile }));
     expect(corrected.parameters).toMatchObject({ address: '456 Oak Ave', phone: '555-1234', contact_name: 'John' });
     expect(sources(corrected)).toMatchObject({ address: 'explicit', phone: 'explicit' });
   });
@@ -134,9 +132,7 @@ describe('parameter dialogue flows at resolver level', () => {
       'To place order I need address (Delivery address), phone (Contact phone number) and contact_name (Recipient name). ' +
         'Reply with the values (e.g. address=... phone=... contact_name=...), or "cancel".',
     );
-    const then = asReady(
-      resolveBuy({ explicit: { item: 'milk', address: '123 Oak Ave', phone: '555-1234', contact_name: 'John' } }),
-    );
+    const then = asReady(resolveBuy({ explicit: { item: 'milk', address: '123 Oak Ave', phone: '555-1234', contact_name: 'John' } }));
     expect(then.parameters).toEqual({ item: 'milk', address: '123 Oak Ave', phone: '555-1234', contact_name: 'John' });
   });
 
@@ -165,9 +161,7 @@ describe('blank values', () => {
   });
 
   it('leaves an optional parameter out when nothing provides it', () => {
-    const outcome = asReady(
-      resolveBuy({ explicit: { item: 'milk', address: 'a', phone: 'p', contact_name: 'n', payment_method: ' ' } }),
-    );
+    const outcome = asReady(resolveBuy({ explicit: { item: 'milk', address: 'a', phone: 'p', contact_name: 'n', payment_method: ' ' } }));
     expect(outcome.parameters).not.toHaveProperty('payment_method');
   });
 });
@@ -235,14 +229,10 @@ describe('config sources', () => {
     expect(outcome.uncertain.map((v) => [v.name, v.value, v.source])).toEqual([['address', 'Profile Rd', 'profile']]);
   });
 
-  it('a parameter\'s own default is used last and never needs confirmation', () => {
+  it("a parameter's own default is used last and never needs confirmation", () => {
     const capability = buyCapability();
-    capability.parameters = capability.parameters.map((p) =>
-      p.name === 'payment_method' ? { ...p, default: 'cash', confirm_if_uncertain: true } : p,
-    );
-    const outcome = asReady(
-      resolveBuy({ explicit: { item: 'milk', address: 'a', phone: 'p', contact_name: 'n' } }, capability),
-    );
+    capability.parameters = capability.parameters.map((p) => (p.name === 'payment_method' ? { ...p, default: 'cash', confirm_if_uncertain: true } : p));
+    const outcome = asReady(resolveBuy({ explicit: { item: 'milk', address: 'a', phone: 'p', contact_name: 'n' } }, capability));
     expect(outcome.parameters.payment_method).toBe('cash');
     expect(sources(outcome).payment_method).toBe('default');
   });
@@ -323,13 +313,7 @@ describe('llmVisibleParameters', () => {
     resolver.llmVisibleParameters(recordWith(config, [capability]), capability).map((p) => p.name);
 
   it('shows everything when nothing is trusted', () => {
-    expect(names({ default_parameters: { address: '123 Main St' } })).toEqual([
-      'item',
-      'address',
-      'phone',
-      'contact_name',
-      'payment_method',
-    ]);
+    expect(names({ default_parameters: { address: '123 Main St' } })).toEqual(['item', 'address', 'phone', 'contact_name', 'payment_method']);
   });
 
   it('hides parameters in use_default_directly_for that have a config value', () => {

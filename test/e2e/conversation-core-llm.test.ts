@@ -106,7 +106,14 @@ use_defaults_directly: true
 `;
 
 function route(pluginId: string, parameters?: Record<string, unknown>, capabilityId?: string): ScriptedResponse {
-  return { tool_calls: [{ name: 'route_to_plugin', arguments: { plugin_id: pluginId, ...(capabilityId ? { capability_id: capabilityId } : {}), ...(parameters ? { parameters } : {}) } }] };
+  return {
+    tool_calls: [
+      {
+        name: 'route_to_plugin',
+        arguments: { plugin_id: pluginId, ...(capabilityId ? { capability_id: capabilityId } : {}), ...(parameters ? { parameters } : {}) },
+      },
+    ],
+  };
 }
 
 function lastUserText(request: ChatRequestBody): string {
@@ -180,7 +187,12 @@ function requestsFor(text: string): ChatRequestBody[] {
 
 describe('parameter dialogue flows with the scripted LLM on the real Core', () => {
   it('loads the built-ins of the temp plugins folder', () => {
-    expect(core.ctx.registry.list().map((r) => r.descriptor.id).sort()).toEqual(['broken', 'buy', 'fortune', 'sleepy', 'slow', 'time']);
+    expect(
+      core.ctx.registry
+        .list()
+        .map((r) => r.descriptor.id)
+        .sort(),
+    ).toEqual(['broken', 'buy', 'fortune', 'sleepy', 'slow', 'time']);
   });
 
   it('preset config with use_defaults_directly places the order at once; preset parameters are hidden from the model', async () => {
@@ -353,7 +365,11 @@ describe('what the model is shown', () => {
     expect(shown.length).toBeLessThanOrEqual(core.ctx.config.retrieval.top_k);
     expect(shown).toContain('time');
     // The tools the model gets are fixed (routing, search, profile corrections), nothing per plugin.
-    expect(requestsFor('what time is it for laundry?')[0]!.tools!.map((t) => t.function.name).sort()).toEqual(['find_plugins', 'profile_update', 'route_to_plugin']);
+    expect(
+      requestsFor('what time is it for laundry?')[0]!
+        .tools!.map((t) => t.function.name)
+        .sort(),
+    ).toEqual(['find_plugins', 'profile_update', 'route_to_plugin']);
   });
 });
 

@@ -36,7 +36,10 @@ async function setProfile(user: string, values: Record<string, string>): Promise
 
 describe('real Core, no LLM', () => {
   it('loads the shipped built-ins', () => {
-    const ids = core.ctx.registry.list().map((r) => r.descriptor.id).sort();
+    const ids = core.ctx.registry
+      .list()
+      .map((r) => r.descriptor.id)
+      .sort();
     expect(ids).toEqual(['buy', 'notes', 'reminders', 'time', 'weather']);
     expect(core.ctx.registry.list().every((r) => r.state === 'online')).toBe(true);
   });

@@ -42,7 +42,8 @@ export function makePluginsDir(options: PluginsDirOptions): string {
     mkdirSync(folder);
     copyFileSync(join(SHIPPED_PLUGINS_DIR, shipped.id, 'plugin.yaml'), join(folder, 'plugin.yaml'));
     if (shipped.config !== undefined) writeFileSync(join(folder, 'config.yml'), shipped.config);
-    else if (existsSync(join(SHIPPED_PLUGINS_DIR, shipped.id, 'config.yml'))) copyFileSync(join(SHIPPED_PLUGINS_DIR, shipped.id, 'config.yml'), join(folder, 'config.yml'));
+    else if (existsSync(join(SHIPPED_PLUGINS_DIR, shipped.id, 'config.yml')))
+      copyFileSync(join(SHIPPED_PLUGINS_DIR, shipped.id, 'config.yml'), join(folder, 'config.yml'));
     const compiled = join(REPO_ROOT, 'dist', 'plugins', shipped.id, 'index.js');
     writeFileSync(join(folder, 'index.js'), `export * from ${JSON.stringify(compiled)};\n`);
   }

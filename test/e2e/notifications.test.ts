@@ -140,7 +140,13 @@ describe('homeclaw/plugins/notify and the SDK notify()', () => {
       // A malformed message from the owner is answered with the reason on its notified topic.
       const owner = await connectTestClient(core.mqttUrl, { clientId: 'doorbell-tester' });
       await owner.subscribe(topics.notified('owned'));
-      await owner.publish(topics.register(), { id: 'owned', name: 'Owned', description: 'Owned by the tester.', capabilities: [{ id: 'x', name: 'X', description: 'X.', parameters: [] }], epoch: 1 });
+      await owner.publish(topics.register(), {
+        id: 'owned',
+        name: 'Owned',
+        description: 'Owned by the tester.',
+        capabilities: [{ id: 'x', name: 'X', description: 'X.', parameters: [] }],
+        epoch: 1,
+      });
       await new Promise((r) => setTimeout(r, 300));
       await owner.publish(topics.notify('owned'), { user_id: 'alice', text: '', notify_id: 'n1', colour: 'red' });
       const ack = (await owner.waitFor(topics.notified('owned'))).json<PluginNotifyAck>();

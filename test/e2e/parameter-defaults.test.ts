@@ -61,9 +61,11 @@ describe('defaults from config on every path', () => {
 
   it('MCP tools/call buy__place_order with only the item', async () => {
     const client = new Client({ name: 'defaults-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${core.httpUrl}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${core.adminToken}` } },
-    }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${core.httpUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${core.adminToken}` } },
+      }),
+    );
     try {
       const result = (await client.callTool({ name: 'buy__place_order', arguments: { item: 'milk' } })) as { isError?: boolean; content: { text: string }[] };
       expect(result.isError).toBeFalsy();

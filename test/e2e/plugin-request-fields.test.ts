@@ -153,7 +153,6 @@ describe('conversation path: every field on every transport', () => {
       expect(request.chat_context, id).toMatch(/^user: \/help\nassistant: Commands:/);
     }
   });
-
 });
 
 describe('direct calls carry what they know and invent nothing', () => {
@@ -161,7 +160,13 @@ describe('direct calls carry what they know and invent nothing', () => {
     const res = await core.api<PluginResult>('POST', '/v1/plugins/echo-http/tools/run/run', { user_input: 'what is up' });
     expect(res.status).toBe(200);
     const request = got['echo-http']!;
-    expect(request).toMatchObject({ channel_name: 'http', channel_type: 'http', app_id: 'homeclaw', user_input: 'what is up', parameters: { user_input: 'what is up' } });
+    expect(request).toMatchObject({
+      channel_name: 'http',
+      channel_type: 'http',
+      app_id: 'homeclaw',
+      user_input: 'what is up',
+      parameters: { user_input: 'what is up' },
+    });
     for (const absent of ['user_id', 'user_name', 'session_id', 'chat_context', 'metadata']) expect(request, absent).not.toHaveProperty(absent);
   });
 

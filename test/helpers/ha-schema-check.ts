@@ -18,7 +18,6 @@ export interface SchemaReport {
 
 const KNOWN_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'object', 'array']);
 
-
 export function haSchemaReport(schema: unknown): SchemaReport {
   const report: SchemaReport = { problems: [], patterns: [] };
   check(schema, '', report);
@@ -39,7 +38,8 @@ function check(node: unknown, path: string, report: SchemaReport): void {
   // (0.1.0 added anyOf); minItems/maxItems until 0.2.0 (0.3.0 added them). Raises "<keyword> is not supported".
   for (const keyword of ['allOf', 'multipleOf', 'uniqueItems']) if (keyword in node) problem(`${keyword}: "is not supported" (every version)`);
   if ('anyOf' in node) problem('anyOf: "is not supported" before voluptuous-openapi 0.1.0');
-  for (const keyword of ['minItems', 'maxItems']) if (keyword in node) problem(`${keyword}: "is not supported" before voluptuous-openapi 0.3.0 (so by Home Assistant 2026.3)`);
+  for (const keyword of ['minItems', 'maxItems'])
+    if (keyword in node) problem(`${keyword}: "is not supported" before voluptuous-openapi 0.3.0 (so by Home Assistant 2026.3)`);
   // Empty keyword schemas that say nothing; 0.4.x converts a dict additionalProperties, so {} fails with "missing type".
   if (isPlainObject(node.additionalProperties)) problem('additionalProperties is a schema: converted by 0.4.x ({} → "missing type"), ignored before');
   if ('propertyNames' in node && isPlainObject(node.propertyNames) && Object.keys(node.propertyNames).length === 0) problem('empty propertyNames');
@@ -66,7 +66,8 @@ function check(node: unknown, path: string, report: SchemaReport): void {
   }
   if (type === 'object') {
     if (node.properties !== undefined && !isPlainObject(node.properties)) problem('properties is not an object');
-    if (node.required !== undefined && (!Array.isArray(node.required) || node.required.some((r) => typeof r !== 'string'))) problem('required is not a list of names');
+    if (node.required !== undefined && (!Array.isArray(node.required) || node.required.some((r) => typeof r !== 'string')))
+      problem('required is not a list of names');
     for (const [name, value] of Object.entries(isPlainObject(node.properties) ? node.properties : {})) check(value, `${path}/properties/${name}`, report);
   }
   if (type === 'array') {

@@ -8,7 +8,7 @@ describe('findCapability', () => {
     expect(findCapability(descriptor, 'off')).toEqual({ id: 'off' });
   });
 
-  it('reads no id, undefined or empty, as the plugin\'s first capability', () => {
+  it("reads no id, undefined or empty, as the plugin's first capability", () => {
     expect(findCapability(descriptor, undefined)).toEqual({ id: 'on' });
     expect(findCapability(descriptor, '')).toEqual({ id: 'on' });
   });

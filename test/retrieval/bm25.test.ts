@@ -49,7 +49,14 @@ describe('fuse', () => {
     });
     expect(fused.map((f) => f.id)).toEqual(['b', 'a', 'c']);
     expect(fused.find((f) => f.id === 'a')?.dense).toBe(0.1); // not retrieved: the lowest retrieved similarity
-    const ties = fuse({ bm25: new Map([['y', 1], ['x', 1]]), dense: undefined, weights: { bm25: 0.3, dense: 0.7 } });
+    const ties = fuse({
+      bm25: new Map([
+        ['y', 1],
+        ['x', 1],
+      ]),
+      dense: undefined,
+      weights: { bm25: 0.3, dense: 0.7 },
+    });
     expect(ties.map((f) => f.id)).toEqual(['x', 'y']);
   });
 });

@@ -90,7 +90,13 @@ describe('hybrid search', () => {
 
   it('always includes pinned plugins and force-include rules, on top of k', async () => {
     const { registry, retrieval } = await setup({
-      extra: { pinned: ['music'], force_include: [{ pattern: '\\bgrocer', plugin_id: 'timer' }, { pattern: '([', plugin_id: 'x' }] },
+      extra: {
+        pinned: ['music'],
+        force_include: [
+          { pattern: '\\bgrocer', plugin_id: 'timer' },
+          { pattern: '([', plugin_id: 'x' },
+        ],
+      },
     });
     registerAll(registry);
     await retrieval.start();

@@ -25,7 +25,13 @@ export function registerOAuthAdminRoutes(app: FastifyInstance, context: OAuthCon
     const body = request.body;
     if (!isPlainObject(body)) return sendError(reply, 400, 'the body must be {"name": "...", "redirect_uris": ["..."]}');
     const extra = unknownFields(body as Record<string, unknown>, ['name', 'redirect_uris']);
-    if (extra.length > 0) return sendError(reply, 400, `unknown field "${extra[0]}"`, extra.map((key) => ({ path: `/${key}`, message: `unknown field "${key}"` })));
+    if (extra.length > 0)
+      return sendError(
+        reply,
+        400,
+        `unknown field "${extra[0]}"`,
+        extra.map((key) => ({ path: `/${key}`, message: `unknown field "${key}"` })),
+      );
     try {
       const input = body as { name?: unknown; redirect_uris?: unknown };
       const { client, client_secret } = clients.add({ name: input.name, redirect_uris: input.redirect_uris, source: 'cli' });
@@ -61,7 +67,8 @@ export function registerOAuthAdminRoutes(app: FastifyInstance, context: OAuthCon
     if (body.client === undefined && body.user_id === undefined && body.all !== true) {
       return sendError(reply, 400, 'say what to revoke: client, user_id, or "all": true');
     }
-    if (body.user_id !== undefined && !isUserId(body.user_id)) return sendError(reply, 400, 'user_id must be a user id', [{ path: '/user_id', message: 'not a user id' }]);
+    if (body.user_id !== undefined && !isUserId(body.user_id))
+      return sendError(reply, 400, 'user_id must be a user id', [{ path: '/user_id', message: 'not a user id' }]);
     let clientId: string | undefined;
     if (body.client !== undefined) {
       if (typeof body.client !== 'string') return sendError(reply, 400, 'client must be a client id or name');

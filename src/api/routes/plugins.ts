@@ -20,7 +20,10 @@ export interface PluginRoutesDeps {
   /** Live health check through the plugin's adapter. */
   health: (record: PluginRecord) => Promise<HealthReport>;
   /** Gives a plugin id to an MQTT credential (`homeclaw plugins transfer`); absent: the route answers 501. */
-  transfer?: (pluginId: string, credential: string) => { ok: true; owner: string; previous_owner: string } | { ok: false; status: 400 | 404 | 409; error: string };
+  transfer?: (
+    pluginId: string,
+    credential: string,
+  ) => { ok: true; owner: string; previous_owner: string } | { ok: false; status: 400 | 404 | 409; error: string };
   /** Problems with where the plugin points (e.g. at the Core's own HTTP API); none means fine. */
   checkTargets?: (descriptor: PluginDescriptor) => Promise<ValidationIssue[]>;
 }
@@ -41,7 +44,6 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   forbidden: 403,
   confirmation_required: 428,
 };
-
 
 export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDeps): void {
   const { registry, dispatcher } = deps;
@@ -154,7 +156,12 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
  */
 function mqttRegistration(registry: RegistryApi, descriptor: PluginDescriptor, interval: unknown): RegisterInput {
   const existing = registry.get(descriptor.id);
-  const heartbeat = typeof interval === 'number' ? { heartbeat_interval_sec: interval } : existing?.heartbeat_interval_sec !== undefined ? { heartbeat_interval_sec: existing.heartbeat_interval_sec } : {};
+  const heartbeat =
+    typeof interval === 'number'
+      ? { heartbeat_interval_sec: interval }
+      : existing?.heartbeat_interval_sec !== undefined
+        ? { heartbeat_interval_sec: existing.heartbeat_interval_sec }
+        : {};
   if (existing && existing.descriptor.type === 'mqtt') {
     return {
       descriptor,

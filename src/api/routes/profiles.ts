@@ -50,7 +50,10 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRoutesD
     guardDiskFull(`saving the profile of ${user}`, () => {
       if (deps.profiles.replace) deps.profiles.replace(user, values);
       else {
-        deps.profiles.unset(user, Object.keys(deps.profiles.get(user)).filter((key) => !(key in values)));
+        deps.profiles.unset(
+          user,
+          Object.keys(deps.profiles.get(user)).filter((key) => !(key in values)),
+        );
         deps.profiles.set(user, values);
       }
     });

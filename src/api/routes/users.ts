@@ -20,7 +20,13 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRoutesDeps): 
     const body = request.body as { user_id?: unknown } | null;
     if (!isPlainObject(body)) return sendError(reply, 400, 'the body must be {"user_id": "<id>"}');
     const unknown = Object.keys(body).filter((key) => key !== 'user_id');
-    if (unknown.length > 0) return sendError(reply, 400, `unknown field "${unknown[0]}"`, unknown.map((key) => ({ path: `/${key}`, message: `unknown field "${key}"` })));
+    if (unknown.length > 0)
+      return sendError(
+        reply,
+        400,
+        `unknown field "${unknown[0]}"`,
+        unknown.map((key) => ({ path: `/${key}`, message: `unknown field "${key}"` })),
+      );
     try {
       const created = deps.users.add(body.user_id);
       request.log.info({ user_id: created.user_id }, 'user token created');

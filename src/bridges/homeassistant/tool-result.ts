@@ -27,7 +27,6 @@ const DONE_VERB: Record<string, string> = {
 
 type Json = Record<string, unknown>;
 
-
 function targetNames(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   return value.filter(isPlainObject).map((target) => (typeof target.name === 'string' ? target.name : String(target.id ?? '?')));

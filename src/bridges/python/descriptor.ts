@@ -19,7 +19,6 @@ export type DescriptorOutcome = { ok: true; descriptor: PluginDescriptor } | { o
 
 const LEGACY_KEYS = ['id', 'plugin_id', 'name', 'description', 'description_long', 'version', 'keywords', 'examples'];
 
-
 function claimedId(raw: Record<string, unknown>): string | undefined {
   const id = raw.id ?? raw.plugin_id ?? raw.name;
   return isPluginId(id) ? id : undefined;
@@ -42,7 +41,6 @@ export function ragflowInput(plugin: HostPluginInfo): { ok: true; input: Record<
   if (input.version === undefined && input._version_ === undefined && plugin.version) input._version_ = plugin.version;
   return { ok: true, input };
 }
-
 
 /** The one capability a RAGFlow class offers, read from its metadata by the RAGFlow normalizer. */
 function ragflowCapability(plugin: HostPluginInfo, pluginId: string | undefined): CapabilitySpec | { error: string } {
@@ -91,7 +89,9 @@ export interface FolderDescriptorInput {
 
 export function folderDescriptor(input: FolderDescriptorInput): DescriptorOutcome {
   const { plugin, folder } = input;
-  const base = input.manifest ?? (input.legacy ? Object.fromEntries(LEGACY_KEYS.filter((k) => input.legacy![k] !== undefined).map((k) => [k, input.legacy![k]])) : undefined);
+  const base =
+    input.manifest ??
+    (input.legacy ? Object.fromEntries(LEGACY_KEYS.filter((k) => input.legacy![k] !== undefined).map((k) => [k, input.legacy![k]])) : undefined);
   if (base) {
     const raw: Record<string, unknown> = { ...base };
     if (!input.manifest) raw.name ??= raw.id ?? raw.plugin_id;

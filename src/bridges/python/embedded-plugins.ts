@@ -208,7 +208,10 @@ export function createEmbeddedPythonPlugins(deps: EmbeddedPythonPluginsDeps): Em
       adapter.bind(descriptor.id, route);
       loaded.routes.set(descriptor.id, route);
       if (!plugin.has_version_attribute) log.warn({ file }, `${plugin.class} has no _version_ (RAGFlow requires one)`);
-      log.info({ plugin_id: descriptor.id, version: descriptor.version, file }, `Loaded built-in plugin ${descriptor.id} ${descriptor.version ?? 'unversioned'}`);
+      log.info(
+        { plugin_id: descriptor.id, version: descriptor.version, file },
+        `Loaded built-in plugin ${descriptor.id} ${descriptor.version ?? 'unversioned'}`,
+      );
     }
     files.set(file, loaded);
     release(file, previous, new Set(loaded.routes.keys()));
@@ -247,7 +250,8 @@ export function createEmbeddedPythonPlugins(deps: EmbeddedPythonPluginsDeps): Em
     for (const record of registry.list()) {
       const file = record.descriptor.config.embedded_file;
       if (record.owner !== OWNER || typeof file !== 'string' || found.has(file) || !dirs.some((d) => file.startsWith(d + sep))) continue;
-      if (registry.unregister(record.descriptor.id, OWNER).ok) log.info({ plugin_id: record.descriptor.id }, `Removed embedded Python plugin ${record.descriptor.id}: its file is gone`);
+      if (registry.unregister(record.descriptor.id, OWNER).ok)
+        log.info({ plugin_id: record.descriptor.id }, `Removed embedded Python plugin ${record.descriptor.id}: its file is gone`);
     }
   }
 

@@ -52,7 +52,6 @@ export interface PythonFoldersDeps {
   env?: NodeJS.ProcessEnv;
 }
 
-
 function hasPythonModule(folder: string): boolean {
   try {
     return readdirSync(folder).some((name) => name.endsWith('.py') && !name.startsWith('_') && !name.startsWith('.'));
@@ -68,7 +67,14 @@ function hasPythonModule(folder: string): boolean {
  */
 function sourceFingerprint(folder: string, manifest: Record<string, unknown> | undefined): string {
   const declared = isPlainObject(manifest?.config) && typeof manifest.config.config_file === 'string' ? manifest.config.config_file : undefined;
-  const settings = new Set(['plugin.yaml', 'plugin.yml', 'plugin.json', 'config.yml', 'config.yaml', ...(declared ? [relative(folder, join(folder, declared))] : [])]);
+  const settings = new Set([
+    'plugin.yaml',
+    'plugin.yml',
+    'plugin.json',
+    'config.yml',
+    'config.yaml',
+    ...(declared ? [relative(folder, join(folder, declared))] : []),
+  ]);
   const parts: string[] = [];
   const walk = (dir: string, depth: number): void => {
     let entries;

@@ -101,7 +101,6 @@ export interface HostResult {
 
 export type HostToCore = HostHello | HostFatal | HostResult;
 
-
 /** Parses one stdout line of the host; anything that is not a known message is reported, never thrown. */
 export function parseHostLine(line: string): { ok: true; message: HostToCore } | { ok: false; problem: string } {
   let value: unknown;
@@ -119,7 +118,14 @@ export function parseHostLine(line: string): { ok: true; message: HostToCore } |
       }
       return { ok: true, message: { skipped: [], ...value } as unknown as HostHello };
     case 'fatal':
-      return { ok: true, message: { type: 'fatal', error: typeof value.error === 'string' ? value.error : 'the host failed to start', traceback: typeof value.traceback === 'string' ? value.traceback : null } };
+      return {
+        ok: true,
+        message: {
+          type: 'fatal',
+          error: typeof value.error === 'string' ? value.error : 'the host failed to start',
+          traceback: typeof value.traceback === 'string' ? value.traceback : null,
+        },
+      };
     case 'result':
       if (typeof value.id !== 'string' || typeof value.ok !== 'boolean') return { ok: false, problem: 'result without id or ok' };
       return { ok: true, message: value as unknown as HostResult };

@@ -170,7 +170,13 @@ export class Zigbee2mqttBridge {
     this.remember({ ieee_address: device.ieee_address, friendly_name: device.friendly_name, plugin_id: pluginId });
     if (outcome.change !== 'unchanged') {
       this.deps.log.info(
-        { plugin_id: pluginId, friendly_name: device.friendly_name, model: device.definition.model, change: outcome.change, unusable_properties: controls.unusable.length ? controls.unusable : undefined },
+        {
+          plugin_id: pluginId,
+          friendly_name: device.friendly_name,
+          model: device.definition.model,
+          change: outcome.change,
+          unusable_properties: controls.unusable.length ? controls.unusable : undefined,
+        },
         'Zigbee2MQTT device bridged',
       );
     }

@@ -107,7 +107,15 @@ function capabilities(name: string, controls: DeviceControls, options: DeviceDes
     name: 'Get state',
     description: `Read the current state of ${name}${readable.length ? ', asking the device for fresh values' : ' (the last values it reported)'}.`,
     parameters: readable.length
-      ? [{ name: 'refresh', type: 'boolean', required: false, default: true, description: `Ask the device first for ${readable.join(', ')} (false: only the last reported state)` }]
+      ? [
+          {
+            name: 'refresh',
+            type: 'boolean',
+            required: false,
+            default: true,
+            description: `Ask the device first for ${readable.join(', ')} (false: only the last reported state)`,
+          },
+        ]
       : [],
     output_description: 'The device state: one value per reported property.',
     post_process: false,
@@ -117,11 +125,7 @@ function capabilities(name: string, controls: DeviceControls, options: DeviceDes
 }
 
 /** The descriptor of a bridged device under the given plugin id. */
-export function deviceDescriptor(
-  device: Z2mDevice & { definition: Z2mDefinition },
-  pluginId: string,
-  options: DeviceDescriptorOptions,
-): BuiltDescriptor {
+export function deviceDescriptor(device: Z2mDevice & { definition: Z2mDefinition }, pluginId: string, options: DeviceDescriptorOptions): BuiltDescriptor {
   const { definition } = device;
   const controls = deviceControls(definition.exposes);
   const { short, long } = describeDevice(device, definition, controls);

@@ -5,9 +5,7 @@ import type { Z2mDefinition, Z2mDevice } from '../../protocol/zigbee2mqtt.js';
 export const PLUGIN_ID_PREFIX = 'z2m-';
 const MAX_SLUG = 64 - PLUGIN_ID_PREFIX.length;
 
-export type DeviceVerdict =
-  | { bridge: true; device: Z2mDevice & { definition: Z2mDefinition } }
-  | { bridge: false; reason: string };
+export type DeviceVerdict = { bridge: true; device: Z2mDevice & { definition: Z2mDefinition } } | { bridge: false; reason: string };
 
 /**
  * Only devices a user can use are bridged: not the coordinator (Zigbee2MQTT's own radio), not devices

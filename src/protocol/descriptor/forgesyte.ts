@@ -13,11 +13,7 @@ import { isPlainObject } from '../../kit/plain-object.js';
 const PLUGIN_KEYS = new Set<string>(['id', 'name', 'title', 'description', 'tools', ...COMMON_PLUGIN_KEYS]);
 const TOOL_KEYS = new Set<string>(['title', 'description', 'input_schema', 'output_schema', ...CAPABILITY_EXTRA_KEYS]);
 
-export function normalizeForgeSyte(
-  input: Record<string, unknown>,
-  options: NormalizeOptions,
-  issues: IssueList,
-): PluginDescriptor | undefined {
+export function normalizeForgeSyte(input: Record<string, unknown>, options: NormalizeOptions, issues: IssueList): PluginDescriptor | undefined {
   const fields = new FieldReader(input, '', issues);
   const name = fields.requiredString('name');
   // An explicit id (an extension for bus plugins) wins; otherwise the ForgeSyte name is the id.
@@ -53,12 +49,14 @@ function readTools(tools: unknown, issues: IssueList): CapabilitySpec[] | undefi
     const description = fields.requiredString('description');
     const title = fields.string('title', { nonEmpty: true });
     // input_schema is required by ForgeSyte; a tool without one simply takes no arguments here.
-    const inputs = tool['input_schema'] === undefined || tool['input_schema'] === null
-      ? { parameters: [] }
-      : parametersFromInputSchema(tool['input_schema'], at(path, 'input_schema'), issues);
-    const outputSchema = tool['output_schema'] === undefined || tool['output_schema'] === null
-      ? undefined
-      : outputSchemaFromLoose(tool['output_schema'], at(path, 'output_schema'), issues);
+    const inputs =
+      tool['input_schema'] === undefined || tool['input_schema'] === null
+        ? { parameters: [] }
+        : parametersFromInputSchema(tool['input_schema'], at(path, 'input_schema'), issues);
+    const outputSchema =
+      tool['output_schema'] === undefined || tool['output_schema'] === null
+        ? undefined
+        : outputSchemaFromLoose(tool['output_schema'], at(path, 'output_schema'), issues);
     const extras = readCapabilityExtras(tool, path, issues);
     fields.warnUnknown(TOOL_KEYS);
     if (issues.errors.length > errorsBefore || !description || !inputs || !isCapabilityId(toolId)) continue;

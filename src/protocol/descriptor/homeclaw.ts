@@ -12,15 +12,7 @@ import { jsonSchemaCompileError, outputSchemaFromLoose, parametersFromInputSchem
 import { isPlainObject } from '../../kit/plain-object.js';
 
 const PLUGIN_KEYS = new Set<string>(['id', 'plugin_id', 'name', 'description', 'capabilities', ...COMMON_PLUGIN_KEYS]);
-const CAPABILITY_KEYS = new Set<string>([
-  'id',
-  'name',
-  'description',
-  'parameters',
-  'input_schema',
-  'output_schema',
-  ...CAPABILITY_EXTRA_KEYS,
-]);
+const CAPABILITY_KEYS = new Set<string>(['id', 'name', 'description', 'parameters', 'input_schema', 'output_schema', ...CAPABILITY_EXTRA_KEYS]);
 
 /** The id a HomeClaw input claims, as given (may be invalid): 'id', else the registration JSON's 'plugin_id'. */
 export function homeclawClaimedId(input: Record<string, unknown>): { value: unknown; key: 'id' | 'plugin_id' } {
@@ -28,11 +20,7 @@ export function homeclawClaimedId(input: Record<string, unknown>): { value: unkn
   return { value: input['plugin_id'], key: 'plugin_id' };
 }
 
-export function normalizeHomeClaw(
-  input: Record<string, unknown>,
-  options: NormalizeOptions,
-  issues: IssueList,
-): PluginDescriptor | undefined {
+export function normalizeHomeClaw(input: Record<string, unknown>, options: NormalizeOptions, issues: IssueList): PluginDescriptor | undefined {
   const fields = new FieldReader(input, '', issues);
   const claimed = homeclawClaimedId(input);
   if (claimed.value === undefined || claimed.value === null) {

@@ -25,7 +25,6 @@ export function at(path: string, key: string | number): string {
   return `${path}/${escapePointer(String(key))}`;
 }
 
-
 export function isJsonValue(value: unknown, depth = 0): value is JsonValue {
   if (depth > 64) return false;
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;

@@ -7,10 +7,7 @@ import type { NormalizeOptions } from './normalize-options.js';
 import { checkVersion } from './semver.js';
 import { isPlainObject } from '../../kit/plain-object.js';
 
-export type CommonPluginFields = Pick<
-  PluginDescriptor,
-  'description_long' | 'examples' | 'version' | 'keywords' | 'type' | 'health_check_url' | 'config'
->;
+export type CommonPluginFields = Pick<PluginDescriptor, 'description_long' | 'examples' | 'version' | 'keywords' | 'type' | 'health_check_url' | 'config'>;
 
 export const COMMON_PLUGIN_KEYS = [
   'description_long',
@@ -29,11 +26,7 @@ export const COMMON_PLUGIN_KEYS = [
   'heartbeat_interval_sec',
 ] as const;
 
-export function readCommonPluginFields(
-  input: Record<string, unknown>,
-  issues: IssueList,
-  options: NormalizeOptions,
-): CommonPluginFields {
+export function readCommonPluginFields(input: Record<string, unknown>, issues: IssueList, options: NormalizeOptions): CommonPluginFields {
   const fields = new FieldReader(input, '', issues);
   const result: CommonPluginFields = { type: options.default_type, config: {} };
   const descriptionLong = fields.string('description_long');

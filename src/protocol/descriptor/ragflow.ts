@@ -13,11 +13,7 @@ import { isPlainObject } from '../../kit/plain-object.js';
 
 const PLUGIN_KEYS = new Set<string>(['id', 'name', 'description', 'parameters', '_version_', ...COMMON_PLUGIN_KEYS, ...CAPABILITY_EXTRA_KEYS]);
 
-export function normalizeRagFlow(
-  input: Record<string, unknown>,
-  options: NormalizeOptions,
-  issues: IssueList,
-): PluginDescriptor | undefined {
+export function normalizeRagFlow(input: Record<string, unknown>, options: NormalizeOptions, issues: IssueList): PluginDescriptor | undefined {
   const fields = new FieldReader(input, '', issues);
   const name = fields.requiredString('name');
   const idKey = input['id'] !== undefined ? 'id' : 'name';

@@ -16,7 +16,7 @@ export type RegisterParse =
       heartbeat_interval_sec?: number;
       warnings?: ValidationIssue[];
     }
-  | { ok: false; errors: ValidationIssue[]; /** The id the message claimed, as given, for the ack. */ claimed_id: string | null };
+  | { ok: false; errors: ValidationIssue[] /** The id the message claimed, as given, for the ack. */; claimed_id: string | null };
 
 /**
  * The plugin id a descriptor claims, exactly as given (possibly invalid), or null. Use isPluginId on it
@@ -52,4 +52,3 @@ export function parseRegisterMessage(value: unknown, options: NormalizeOptions):
   if (normalized.warnings) result.warnings = normalized.warnings;
   return result;
 }
-

@@ -170,11 +170,7 @@ export function parametersFromInputSchema(value: unknown, path: string, issues: 
  * The best parameter type for a property. exact=false when the schema says more than one type can
  * carry (type lists, anyOf, no type): the full schema is then kept for validation.
  */
-function propertyType(
-  spec: Record<string, unknown>,
-  path: string,
-  issues: IssueList,
-): { type?: ParameterType; exact: boolean } {
+function propertyType(spec: Record<string, unknown>, path: string, issues: IssueList): { type?: ParameterType; exact: boolean } {
   const declared = spec['type'];
   if (typeof declared === 'string') return { type: readParameterType(declared, path, issues, true), exact: true };
   if (Array.isArray(declared)) {

@@ -42,7 +42,14 @@ export function SearchPage() {
         </div>
       </div>
       <form class="search-box" onSubmit={(e) => void search(e)} role="search">
-        <input type="search" placeholder="e.g. will it rain tomorrow" aria-label="Search plugins" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} autofocus />
+        <input
+          type="search"
+          placeholder="e.g. will it rain tomorrow"
+          aria-label="Search plugins"
+          value={query}
+          onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+          autofocus
+        />
         <select aria-label="How many results" value={k} onChange={(e) => setK((e.target as HTMLSelectElement).value)}>
           {['3', '5', '10', '20'].map((n) => (
             <option key={n} value={n}>

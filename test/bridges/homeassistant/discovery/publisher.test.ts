@@ -37,7 +37,11 @@ beforeAll(async () => {
   mosquitto = await startMosquitto();
   // Leftovers of an earlier run: a device of a plugin that no longer exists, and a foreign one.
   const before = await connectTestClient(mosquitto.url);
-  await before.publish(config('homeclaw_ghost'), { dev: { ids: ['homeclaw_ghost'], name: 'HomeClaw Ghost' }, o: { name: 'HomeClaw Bus' }, cmps: {} }, { retain: true });
+  await before.publish(
+    config('homeclaw_ghost'),
+    { dev: { ids: ['homeclaw_ghost'], name: 'HomeClaw Ghost' }, o: { name: 'HomeClaw Bus' }, cmps: {} },
+    { retain: true },
+  );
   await before.publish(config('homeclaw_foreign'), { dev: { ids: ['x'], name: 'Other' }, o: { name: 'zigbee2mqtt' }, cmps: {} }, { retain: true });
   // A retained press would replay on every connect; the Core must never act on it.
   await before.publish(topics.haPress('time', 'now'), 'PRESS', { retain: true });
@@ -171,8 +175,12 @@ describe('devices in Home Assistant', () => {
 
   it('a registered plugin appears; unregistered, its device and state are removed with empty retained payloads', async () => {
     const registered = await core.api('POST', '/api/plugins/register', {
-      id: 'doorbell', name: 'Doorbell', description: 'Rings the doorbell chime.', type: 'http',
-      config: { base_url: 'http://127.0.0.1:9' }, health_check_url: 'http://127.0.0.1:9/health',
+      id: 'doorbell',
+      name: 'Doorbell',
+      description: 'Rings the doorbell chime.',
+      type: 'http',
+      config: { base_url: 'http://127.0.0.1:9' },
+      health_check_url: 'http://127.0.0.1:9/health',
       capabilities: [{ id: 'ring', name: 'Ring', description: 'Ring the chime.', parameters: [] }],
     });
     expect(registered.status).toBe(201);

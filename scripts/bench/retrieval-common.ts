@@ -34,12 +34,16 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n' || c === '\r') {
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++;
       row.push(field);
       rows.push(row);
@@ -47,7 +51,10 @@ function parseCsv(text: string): string[][] {
       field = '';
     } else field += c;
   }
-  if (field !== '' || row.length) row.push(field), rows.push(row);
+  if (field !== '' || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
   return rows;
 }
 
@@ -140,7 +147,9 @@ export class CachingEmbedder implements Embedder {
     if (missing.length) {
       this.calls += missing.length;
       const vectors = await this.inner.embed(missing);
-      missing.forEach((t, i) => this.cache.set(t, vectors[i]!));
+      missing.forEach((t, i) => {
+        this.cache.set(t, vectors[i]!);
+      });
     }
     return texts.map((t) => this.cache.get(t)!);
   }

@@ -43,7 +43,10 @@ class PerturbingEmbedder implements Embedder {
   }
   async embed(texts: string[]): Promise<number[][]> {
     const bases = [...new Set(texts.map((t) => this.baseOf.get(t)).filter((b): b is string => b !== undefined && !this.baseVectors.has(b)))];
-    if (bases.length) (await this.inner.embed(bases)).forEach((v, i) => this.baseVectors.set(bases[i]!, v));
+    if (bases.length)
+      (await this.inner.embed(bases)).forEach((v, i) => {
+        this.baseVectors.set(bases[i]!, v);
+      });
     const real = texts.filter((t) => !this.baseOf.has(t));
     const realVectors = real.length ? await this.inner.embed(real) : [];
     let r = 0;

@@ -245,7 +245,7 @@ export class OAuthGrantStore {
     if (token.used_at !== null) return end('the refresh token was already used (it is replaced at every refresh); the grant is revoked');
     if (token.expires_at <= this.now()) return { ok: false, error: new InvalidGrantError('the refresh token expired; authorize again') };
     if (!this.deps.approverValid(approverOfRow(grant), grant.approver_sha256)) return end('the token that approved this grant is no longer valid');
-    if (scope !== undefined && scope.split(' ').some((item) => item !== '' && item !== grant.scope)) {
+    if (scope?.split(' ').some((item) => item !== '' && item !== grant.scope)) {
       return { ok: false, error: new InvalidScopeError(`only the scope "${grant.scope}" was granted`) };
     }
     const replaced =

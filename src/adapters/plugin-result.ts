@@ -23,8 +23,6 @@ export function toJsonValue(value: unknown): JsonValue | undefined {
   }
 }
 
-const RESULT_KEYS = ['success', 'text', 'error', 'data', 'ask_user', 'missing_parameters'] as const;
-
 /** True when an object looks like a (partial) PluginResult rather than arbitrary data. */
 export function looksLikeResult(value: unknown): value is Record<string, unknown> {
   if (!isPlainObject(value)) return false;

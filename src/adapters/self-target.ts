@@ -100,7 +100,9 @@ export class SelfTargetGuard {
     if (descriptor.type === 'http') {
       add('/config/base_url', config.base_url);
       add('/config/path', config.path);
-      descriptor.capabilities.forEach((capability, index) => add(`/capabilities/${index}/path`, capability.path));
+      descriptor.capabilities.forEach((capability, index) => {
+        add(`/capabilities/${index}/path`, capability.path);
+      });
     } else if (descriptor.type === 'mcp') {
       const mcp = readMcpConfig(config);
       if (mcp.ok && mcp.settings.connection.transport !== 'stdio')

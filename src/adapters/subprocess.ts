@@ -115,7 +115,9 @@ export function createSubprocessAdapter(options: SubprocessAdapterOptions): Subp
       signal.addEventListener('abort', onAbort, { once: true });
 
       const collect = (target: Buffer[], which: 'stdout' | 'stderr') => (chunk: Buffer) => {
-        const size = which === 'stdout' ? (stdoutBytes += chunk.length) : (stderrBytes += chunk.length);
+        if (which === 'stdout') stdoutBytes += chunk.length;
+        else stderrBytes += chunk.length;
+        const size = which === 'stdout' ? stdoutBytes : stderrBytes;
         if (size > maxBytes) {
           if (!killedFor) {
             killedFor = { why: `it wrote more than ${maxBytes} bytes to ${which}`, code: 'plugin_error' };

@@ -290,7 +290,7 @@ function mergeSameType(group: Schema[]): Schema {
     // A key is required only if every alternative requires it.
     const required = names.filter((name) => group.every((s) => Array.isArray(s.required) && s.required.includes(name)));
     if (required.length > 0) out.required = required;
-    out.additionalProperties = group.every((s) => s.additionalProperties === false) ? false : true;
+    out.additionalProperties = !group.every((s) => s.additionalProperties === false);
   }
   return out;
 }
@@ -308,7 +308,7 @@ function intersect(parts: Schema[]): Schema {
   out.properties = properties;
   const required = uniqueJson(objects.flatMap((part) => (Array.isArray(part.required) ? part.required : []))) as string[];
   if (required.length > 0) out.required = required;
-  out.additionalProperties = objects.every((part) => part.additionalProperties === false) ? false : true;
+  out.additionalProperties = !objects.every((part) => part.additionalProperties === false);
   return out;
 }
 

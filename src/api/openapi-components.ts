@@ -94,6 +94,7 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         config: protocolRef('descriptor', '/$defs/plugin_config'),
       },
       if: { properties: { type: { const: 'subprocess' } }, required: ['type'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
       then: { required: ['config'], properties: { config: { required: ['command'] } } },
     },
     RegisterPluginResponse: {

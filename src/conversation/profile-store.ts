@@ -146,7 +146,7 @@ export async function seedProfiles(store: ProfileStore, yamlFile: string, option
     const existing = options.overwrite ? {} : store.get(userId);
     const fresh: Profile = {};
     for (const [key, value] of Object.entries(values)) {
-      if (Object.prototype.hasOwnProperty.call(existing, key)) continue;
+      if (Object.hasOwn(existing, key)) continue;
       fresh[key] = value;
     }
     if (Object.keys(fresh).length > 0) store.set(userId, fresh);

@@ -30,7 +30,7 @@ const IDENTITY_KEYS: ReadonlySet<SystemKey> = new Set(['user_id', 'channel']);
 const ALWAYS_KNOWN_SYSTEM_KEYS: ReadonlySet<SystemKey> = new Set(['datetime', 'date', 'time', 'timezone', 'user_id', 'channel']);
 
 function own(object: JsonObject | Profile | undefined, key: string | undefined): JsonValue | undefined {
-  if (!object || key === undefined || !Object.prototype.hasOwnProperty.call(object, key)) return undefined;
+  if (!object || key === undefined || !Object.hasOwn(object, key)) return undefined;
   return object[key];
 }
 

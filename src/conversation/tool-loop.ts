@@ -1,7 +1,7 @@
 // The bounded LLM tool loop. A tool either answers the model (its result goes back as a tool message,
 // errors included, so the model can correct itself) or ends the turn with a reply for the user (a plugin
 // answer or a question) that is sent as is, which saves a model round.
-import type { LlmClient, LlmMessage, LlmToolCall, LlmToolDefinition } from './llm-client.js';
+import type { LlmClient, LlmMessage, LlmReply, LlmToolCall, LlmToolDefinition } from './llm-client.js';
 import { errorMessage } from '../kit/error-message.js';
 import { isPlainObject } from '../kit/plain-object.js';
 
@@ -58,7 +58,7 @@ export async function runToolLoop<TFinal>(input: ToolLoopInput<TFinal>): Promise
   const messages = [...input.messages];
   const maxRounds = Math.max(1, input.maxRounds);
   for (let round = 1; round <= maxRounds; round++) {
-    let reply;
+    let reply: LlmReply;
     try {
       reply = await input.llm.complete(messages, input.tools);
     } catch (error) {

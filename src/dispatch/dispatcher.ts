@@ -291,7 +291,10 @@ export class Dispatcher implements DispatcherApi {
         },
         onAbort(listener: () => void): void {
           if (abortReason) listener();
-          else (abortListeners ??= []).push(listener);
+          else {
+            abortListeners ??= [];
+            abortListeners.push(listener);
+          }
         },
       };
       queue.enter(() => {

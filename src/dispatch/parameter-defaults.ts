@@ -22,7 +22,7 @@ export function isBlank(value: JsonValue | undefined): value is undefined | null
 }
 
 function own(object: Record<string, JsonValue | undefined> | undefined, key: string | undefined): JsonValue | undefined {
-  if (!object || key === undefined || !Object.prototype.hasOwnProperty.call(object, key)) return undefined;
+  if (!object || key === undefined || !Object.hasOwn(object, key)) return undefined;
   return object[key];
 }
 

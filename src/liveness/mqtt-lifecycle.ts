@@ -10,7 +10,7 @@ import { explainBadId, isPluginId } from '../protocol/ids.js';
 import { filters, parseTopic, topics } from '../protocol/topics.js';
 import type { RegistrationAck, ValidationIssue } from '../protocol/types.js';
 import { dedupeIssues, parseJsonPayload, validatePayload } from '../protocol/validate.js';
-import type { RegistryApi } from '../registry/registry-api.js';
+import type { RegisterOutcome, RegistryApi } from '../registry/registry-api.js';
 import { diskFullMessage } from '../disk-full.js';
 import { UNCLAIMED_OWNER } from '../access/plugin-claims.js';
 import type { FetchedDescriptor } from '../adapters/descriptor-fetch.js';
@@ -187,7 +187,7 @@ export class MqttLifecycle {
     if (current && current.owner !== owner && this.deps.claimPluginId?.(message.publisher, descriptor.id, current.owner)) {
       this.deps.log.info({ plugin_id: descriptor.id, owner, previous_owner: current.owner }, 'plugin id claimed by its credential');
     }
-    let outcome;
+    let outcome: RegisterOutcome;
     try {
       outcome = this.deps.registry.register({
         descriptor,
@@ -236,7 +236,7 @@ export class MqttLifecycle {
       return;
     }
     const record = this.deps.registry.get(pluginId);
-    if (!record || record.descriptor.type !== 'mqtt') {
+    if (record?.descriptor.type !== 'mqtt') {
       if (valid.value.state === 'online' && !message.retain) await this.requestReregister(pluginId, 'status from an unknown plugin');
       return;
     }
@@ -270,7 +270,7 @@ export class MqttLifecycle {
       return;
     }
     let record = this.deps.registry.get(pluginId);
-    if (!record || record.descriptor.type !== 'mqtt') {
+    if (record?.descriptor.type !== 'mqtt') {
       return this.requestReregister(pluginId, 'heartbeat from an unregistered plugin');
     }
     if (record.owner === UNCLAIMED_OWNER) {

@@ -41,7 +41,9 @@ if (port) {
       const vectors = await embedder.embed(request.texts);
       const dimension = embedder.dimension();
       const flat = new Float32Array(vectors.length * dimension);
-      vectors.forEach((vector, i) => flat.set(vector, i * dimension));
+      vectors.forEach((vector, i) => {
+        flat.set(vector, i * dimension);
+      });
       post({ type: 'result', id: request.id, dimension, vectors: flat }, [flat.buffer]);
     } catch (error) {
       post({ type: 'error', id: request.id, message: errorMessage(error) });

@@ -75,7 +75,9 @@ export function pluginDocuments(descriptor: PluginDescriptor): IndexDocument[] {
     }
   }
   const examples = [...new Set((descriptor.examples ?? []).map((e) => e.trim()).filter(Boolean))].slice(0, MAX_EXAMPLES);
-  examples.forEach((text, i) => docs.push({ id: `${pid}::ex::${i}`, plugin_id: pid, kind: 'example', text }));
+  examples.forEach((text, i) => {
+    docs.push({ id: `${pid}::ex::${i}`, plugin_id: pid, kind: 'example', text });
+  });
   return docs;
 }
 

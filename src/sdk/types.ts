@@ -27,6 +27,7 @@ export type PluginDescriptorInput = Omit<PluginDescriptor, 'capabilities' | 'sou
 /** What a handler may return: plain text, or text and/or structured data. */
 export type HandlerOutput =
   | string
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing succeeds with no text; `undefined` would force authors to return it.
   | void
   /** ask_user: the plugin needs more input from the user (missing_parameters names it). */
   | Pick<PluginResult, 'text' | 'data' | 'metadata' | 'ask_user' | 'missing_parameters'>;

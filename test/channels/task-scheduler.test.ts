@@ -86,7 +86,7 @@ describe('task scheduler', () => {
     second.registry.register({ descriptor, owner: 'builtin' });
     await new Promise((r) => setTimeout(r, 3300));
     await Promise.all([first.scheduler.idle(), second.scheduler.idle()]);
-    const slots = [...first.calls, ...second.calls].map((c) => (c.context?.metadata as JsonObject)['scheduled_for']);
+    const slots = [...first.calls, ...second.calls].map((c) => (c.context!.metadata as JsonObject)['scheduled_for']);
     expect(slots.length).toBeGreaterThanOrEqual(2);
     // Both computed the same slots (whole seconds) and each ran on one of them only.
     for (const slot of slots) expect(String(slot)).toMatch(/:\d\d\.000Z$/);

@@ -128,10 +128,10 @@ describe('homeclaw chat with piped input', () => {
       };
       await waitFor(/you> /);
       chat.stdin.write('what time is it?\n');
-      await waitFor(/homeclaw> It is [^\n]*\n[^]*you> /);
+      await waitFor(/homeclaw> It is [^\n]*\n[\s\S]*you> /);
       chat.stdin.write('/plugins\n');
       // The plugin list names weather; nothing typed so far does.
-      await waitFor(/weather[^]*you> /);
+      await waitFor(/weather[\s\S]*you> /);
       chat.stdin.write('/quit\n');
       await new Promise<void>((resolve) => (chat.exitCode !== null ? resolve() : chat.once('exit', () => resolve())));
       // The first prompt, then one after each of the two answers.

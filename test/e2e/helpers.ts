@@ -2,7 +2,7 @@
 // CLI run from dist/), temporary plugin folders (copies of shipped built-ins with their own config.yml,
 // and small test built-ins written as plain JS), and a channel user speaking over the MQTT topics.
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -59,6 +59,7 @@ function startNotifyPlugin(url: string, id: string): PluginProcess {
 const TICKER = {
   id: 'ticker',
   manifest: 'id: ticker\nname: Ticker\ndescription: Counts.\ncapabilities:\n  - { id: tick, name: Tick, description: Count one up., parameters: [] }\n',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source text of a plugin module.
   module: 'let n = 0;\nexport function tick() { n += 1; return `tick ${n}`; }\n',
   config: 'tasks:\n  tick:\n    type: repeated\n    interval_unit: seconds\n    interval: 2\n',
 };

@@ -47,7 +47,9 @@ function check(node: unknown, path: string, report: SchemaReport): void {
   // oneOf is converted first and returns vol.Any of its branches (every version): the branches must convert.
   if ('oneOf' in node) {
     if (!Array.isArray(node.oneOf)) return problem('oneOf is not a list: "Invalid schema, oneOf should be a list"');
-    node.oneOf.forEach((branch, i) => check(branch, `${path}/oneOf/${i}`, report));
+    node.oneOf.forEach((branch, i) => {
+      check(branch, `${path}/oneOf/${i}`, report);
+    });
     return;
   }
   const type = node.type;

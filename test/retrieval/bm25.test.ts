@@ -63,7 +63,7 @@ describe('fuse', () => {
 
 describe('checkSearchRequest', () => {
   it('cuts long queries without splitting an emoji and validates k', () => {
-    const long = 'a'.repeat(MAX_QUERY_CHARS - 1) + '😀' + 'b'.repeat(100);
+    const long = `${'a'.repeat(MAX_QUERY_CHARS - 1)}😀${'b'.repeat(100)}`;
     const checked = checkSearchRequest(long, undefined, 5);
     expect(checked).toMatchObject({ ok: true, truncated: true, k: 5 });
     if (checked.ok) expect(checked.query).toBe('a'.repeat(MAX_QUERY_CHARS - 1));

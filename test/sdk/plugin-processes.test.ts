@@ -12,7 +12,6 @@ import { startTestBroker, type TestBroker } from '../fixtures/sdk/broker.js';
 import { startChildPlugin, type ChildPlugin } from '../fixtures/sdk/child-plugin.js';
 import { FakeCore } from '../helpers/fake-core.js';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
 const at = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 const PYTHON = '/usr/bin/python3';
 

@@ -11,7 +11,7 @@ import {
   InvalidRequestError,
   InvalidScopeError,
   InvalidTargetError,
-  OAuthError,
+  type OAuthError,
   UnsupportedResponseTypeError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

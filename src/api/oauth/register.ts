@@ -5,7 +5,7 @@
 // Assistant refuses a registration whose secret would expire, since it cannot renew it.
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { CLIENT_AUTH_METHODS, OAuthClientError, redirectUriProblem, type ClientAuthMethod } from '../../access/oauth-clients.js';
+import { CLIENT_AUTH_METHODS, OAuthClientError, redirectUriProblem, type ClientAuthMethod, type NewClient } from '../../access/oauth-clients.js';
 import { OAUTH_SCOPE } from '../../access/oauth-grants.js';
 import { oauthErrorHandler, type OAuthContext } from './context.js';
 
@@ -57,7 +57,7 @@ export function registerRegistrationRoute(app: FastifyInstance, context: OAuthCo
     const scopes = (metadata.scope ?? OAUTH_SCOPE).split(' ').filter(Boolean);
     if (scopes.some((scope) => !SCOPES.has(scope))) return refuse(reply, 400, 'invalid_client_metadata', `scope may only be "${OAUTH_SCOPE}"`);
 
-    let created;
+    let created: NewClient;
     try {
       created = context.clients.add({
         name: metadata.client_name ?? 'unnamed client',

@@ -6,7 +6,7 @@ import {
   InvalidClientError,
   InvalidRequestError,
   InvalidTargetError,
-  OAuthError,
+  type OAuthError,
   UnsupportedGrantTypeError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -4,7 +4,7 @@
 // built-in plugin whose id is its tool name. One Python host serves one file. Files are watched: adding,
 // changing or deleting one reloads just that file. A file that fails to load leaves its plugins in state
 // error with the reason (a placeholder named after the file when none loaded before).
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../../log.js';
@@ -68,7 +68,7 @@ function ignoredName(name: string): boolean {
 
 function pythonFiles(dir: string): string[] {
   const found: string[] = [];
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {

@@ -5,7 +5,7 @@
 // reports. The result is handed to the loader as a LoadedBuiltin, so the loader's own lifecycle drives the
 // host: installing a newer version disposes (retires) the older host, removing the folder or failing a
 // reload disposes it too. Calls reach the host through the PythonAdapter (type python).
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import type { Logger } from '../../log.js';
 import { isPluginId } from '../../protocol/ids.js';
@@ -77,7 +77,7 @@ function sourceFingerprint(folder: string, manifest: Record<string, unknown> | u
   ]);
   const parts: string[] = [];
   const walk = (dir: string, depth: number): void => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {

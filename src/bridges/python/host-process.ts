@@ -229,7 +229,7 @@ export class PythonHostProcess {
 
   private send(message: CoreToHost): void {
     const stdin = this.child.stdin;
-    if (!stdin || !stdin.writable) return;
+    if (!stdin?.writable) return;
     stdin.write(`${JSON.stringify(message)}\n`);
   }
 

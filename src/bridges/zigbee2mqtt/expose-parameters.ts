@@ -103,7 +103,6 @@ export function exposeSchema(expose: Z2mExpose, settableOnly: boolean): JsonObje
       if (typeof expose.length_max === 'number') schema['maxItems'] = expose.length_max;
       return schema;
     }
-    case 'composite':
     default: {
       // Composite, or a specific type nested where a value is expected: an object of its features.
       const properties: JsonObject = {};

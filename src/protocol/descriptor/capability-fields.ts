@@ -1,7 +1,7 @@
 // Capability fields shared by the dialects that can state them (HomeClaw fully; ForgeSyte and RAGFlow
 // only through their own keys, but an MQTT plugin may add these to its metadata).
 import type { CapabilitySpec } from '../types.js';
-import { FieldReader, IssueList, at, describe } from './issues.js';
+import { FieldReader, type IssueList, at, describe } from './issues.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 

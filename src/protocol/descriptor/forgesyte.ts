@@ -3,7 +3,7 @@
 import { isPluginId } from '../ids.js';
 import type { CapabilitySpec, PluginDescriptor } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
-import { FieldReader, IssueList, at, describe } from './issues.js';
+import { FieldReader, type IssueList, at, describe } from './issues.js';
 import { explainBadCapabilityId, explainBadPluginId, isCapabilityId } from './name-patterns.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { COMMON_PLUGIN_KEYS, readCommonPluginFields } from './plugin-fields.js';

@@ -2,7 +2,7 @@
 // It is also a superset of the canonical form, so a stored descriptor normalises to itself.
 import type { CapabilitySpec, PluginDescriptor, ParameterSpec } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
-import { FieldReader, IssueList, at, describe } from './issues.js';
+import { FieldReader, type IssueList, at, describe } from './issues.js';
 import { explainBadCapabilityId, explainBadPluginId, isCapabilityId } from './name-patterns.js';
 import { isPluginId } from '../ids.js';
 import type { NormalizeOptions } from './normalize-options.js';

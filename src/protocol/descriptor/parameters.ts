@@ -2,7 +2,7 @@
 // RAGFlow and ForgeSyte key them by name; the fields themselves mean the same everywhere.
 import { PARAMETER_TYPES, SYSTEM_KEYS } from '../types.js';
 import type { JsonValue, ParameterSpec, ParameterType, SystemKey } from '../types.js';
-import { FieldReader, IssueList, at, describe, isJsonValue } from './issues.js';
+import { FieldReader, type IssueList, at, describe, isJsonValue } from './issues.js';
 import { explainBadParameterName, isParameterName } from './name-patterns.js';
 import { isPlainObject } from '../../kit/plain-object.js';
 

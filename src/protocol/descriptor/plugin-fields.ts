@@ -2,7 +2,7 @@
 // RAGFlow plugin on the bus can still declare its type, config (e.g. max_concurrency) and examples.
 import { PLUGIN_TYPES } from '../types.js';
 import type { PluginConfig, PluginDescriptor, PluginType } from '../types.js';
-import { FieldReader, IssueList, at, describe, isJsonValue, toJsonObject } from './issues.js';
+import { FieldReader, type IssueList, at, describe, isJsonValue, toJsonObject } from './issues.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { checkVersion } from './semver.js';
 import { isPlainObject } from '../../kit/plain-object.js';

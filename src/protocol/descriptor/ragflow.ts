@@ -3,7 +3,7 @@
 import { isPluginId } from '../ids.js';
 import type { CapabilitySpec, ParameterSpec, PluginDescriptor } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
-import { FieldReader, IssueList, at } from './issues.js';
+import { FieldReader, type IssueList, at } from './issues.js';
 import { explainBadPluginId, isCapabilityId } from './name-patterns.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { readParameter } from './parameters.js';

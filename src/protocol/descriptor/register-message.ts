@@ -1,6 +1,5 @@
 // A register message is a descriptor plus liveness fields. Both parts are checked together so the
 // rejection lists every problem at once (envelope and descriptor), with its path.
-import { isPluginId } from '../ids.js';
 import type { PluginDescriptor, ValidationIssue } from '../types.js';
 import { validatePayload } from '../validate.js';
 import { detectDialect, normalizeDescriptor } from './normalize.js';

@@ -5,7 +5,7 @@
 // capability.input_schema and validation uses it.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonObject, JsonValue, ParameterSpec, ParameterType } from '../types.js';
-import { IssueList, at, describe, isJsonValue, toJsonObject } from './issues.js';
+import { type IssueList, at, describe, isJsonValue, toJsonObject } from './issues.js';
 import { explainBadParameterName, isParameterName } from './name-patterns.js';
 import { readParameterType } from './parameters.js';
 import { errorMessage } from '../../kit/error-message.js';

@@ -80,14 +80,14 @@ export interface ConsentResult {
 /** The hidden fields of the consent page's form. */
 export function hiddenFields(html: string): Record<string, string> {
   const fields: Record<string, string> = {};
-  const unescape = (text: string): string =>
+  const unescapeHtml = (text: string): string =>
     text
       .replace(/&quot;/g, '"')
       .replace(/&#39;/g, "'")
       .replace(/&lt;/g, '<')
       .replace(/&gt;/g, '>')
       .replace(/&amp;/g, '&');
-  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[unescape(match[1]!)] = unescape(match[2]!);
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[unescapeHtml(match[1]!)] = unescapeHtml(match[2]!);
   return fields;
 }
 

@@ -41,6 +41,7 @@ export function SearchPage() {
           <p class="muted">What would the assistant pick for a request? The same ranking the conversation engine uses.</p>
         </div>
       </div>
+      {/* biome-ignore lint/a11y/useSemanticElements: the form itself is the search landmark; a <search> wrapper would only add a box. */}
       <form class="search-box" onSubmit={(e) => void search(e)} role="search">
         <input
           type="search"

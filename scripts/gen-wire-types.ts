@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { findPackageRoot } from '../src/package-root.js';
+import { findPackageRoot } from '../src/kit/package-root.js';
 
 /** Schema file (without .schema.json) and optional JSON Pointer → exported type name. */
 /**

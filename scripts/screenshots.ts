@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { loadConfig } from '../src/config/load.js';
 import { silentLogger } from '../src/log.js';
 import { startCore, type RunningCore } from '../src/main.js';
-import { findPackageRoot } from '../src/package-root.js';
+import { findPackageRoot } from '../src/kit/package-root.js';
 import { connectPlugin, silentSdkLogger, type ConnectedPlugin } from '../src/sdk/index.js';
 import { launchChromium } from './browser/chromium.js';
 

@@ -5,7 +5,7 @@
 // "none", dynamic registration only) has no secret and relies on PKCE alone.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { guardDiskFull } from '../disk-full.js';
+import { guardDiskFull } from '../kit/disk-full.js';
 import { tokenDigest } from './user-tokens.js';
 
 export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;

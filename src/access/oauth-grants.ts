@@ -14,7 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { InvalidGrantError, InvalidScopeError, type OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { verifyChallenge } from 'pkce-challenge';
-import { guardDiskFull } from '../disk-full.js';
+import { guardDiskFull } from '../kit/disk-full.js';
 import type { Principal } from './principal.js';
 import { tokenDigest } from './user-tokens.js';
 

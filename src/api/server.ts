@@ -1,7 +1,7 @@
 // The Core's HTTP server (fastify): bearer auth, one error format, and the route modules of each room.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ADMIN, type Principal } from '../access/principal.js';
-import { diskFullMessage } from '../disk-full.js';
+import { diskFullMessage } from '../kit/disk-full.js';
 import type { Logger } from '../log.js';
 import { errorBody } from './errors.js';
 import { installOpenApi } from './openapi.js';

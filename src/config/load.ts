@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { findPackageRoot } from '../package-root.js';
+import { findPackageRoot } from '../kit/package-root.js';
 import type { ValidationIssue } from '../protocol/types.js';
 import type { CoreConfig } from './types.js';
 import { validateConfigTree } from './validate.js';

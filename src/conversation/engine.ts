@@ -7,7 +7,7 @@
 // - Sessions are serialised one message at a time per (channel, user, session); different sessions run
 //   concurrently, so a slow plugin never delays another user.
 import { randomUUID } from 'node:crypto';
-import { diskFullMessage } from '../disk-full.js';
+import { diskFullMessage } from '../kit/disk-full.js';
 import { searchReachable, type EngineContext } from './engine-context.js';
 import type { ConversationEngine, ConversationEngineDeps, ReplyBody, Turn } from './engine-types.js';
 import type { LlmClient, LlmMessage } from './llm-client.js';

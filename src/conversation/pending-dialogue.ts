@@ -10,7 +10,7 @@
 //   must never confirm values the user last saw several replies ago (a stale address is exactly what
 //   confirmation exists to prevent).
 // - A plugin result with ask_user / missing_parameters becomes a pending call and a question too.
-import { guardDiskFull } from '../disk-full.js';
+import { guardDiskFull } from '../kit/disk-full.js';
 import type { InvocationContext } from '../dispatch/dispatcher-api.js';
 import type { CapabilitySpec, JsonObject, PluginResult } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';

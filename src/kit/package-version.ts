@@ -3,7 +3,7 @@
 // release changes one line.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findPackageRoot } from '../package-root.js';
+import { findPackageRoot } from './package-root.js';
 
 let cached: string | undefined;
 

@@ -11,7 +11,7 @@ import { filters, parseTopic, topics } from '../protocol/topics.js';
 import type { RegistrationAck, ValidationIssue } from '../protocol/types.js';
 import { dedupeIssues, parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import type { RegisterOutcome, RegistryApi } from '../registry/registry-api.js';
-import { diskFullMessage } from '../disk-full.js';
+import { diskFullMessage } from '../kit/disk-full.js';
 import { UNCLAIMED_OWNER } from '../access/plugin-claims.js';
 import type { FetchedDescriptor } from '../adapters/descriptor-fetch.js';
 import { isReference, ReferenceRegistrations } from '../adapters/mqtt-register-reference.js';

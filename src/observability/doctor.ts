@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatConfigErrors, loadConfig, type LoadConfigOptions } from '../config/load.js';
 import type { CoreConfig } from '../config/types.js';
-import { findPackageRoot } from '../package-root.js';
+import { findPackageRoot } from '../kit/package-root.js';
 import { chromaHeartbeat } from '../retrieval/chroma-process.js';
 import { OpenAiEmbedder } from '../retrieval/openai-embedder.js';
 import { UseLiteEmbedder } from '../retrieval/use-lite-embedder.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { topicsDir } from '../package-root.js';
+import { topicsDir } from '../kit/package-root.js';
 import type { JsonObject } from './types.js';
 import { isPlainObject } from '../kit/plain-object.js';
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.js';
-import { findPackageRoot } from '../package-root.js';
+import { findPackageRoot } from '../kit/package-root.js';
 import type { EmbedOptions, Embedder, EmbedderEvent, EmbedderHealth } from './embedder.js';
 import { EmbeddingLanes, type Batch } from './embedding-lanes.js';
 import type { EmbeddingWorkerData, WorkerReply, WorkerRequest } from './embedding-worker-protocol.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CAPABILITY_ID_PATTERN, PARAMETER_NAME_PATTERN } from '../../src/protocol/descriptor/name-patterns.js';
 import { PLUGIN_ID_PATTERN, REQUEST_ID_PATTERN } from '../../src/protocol/ids.js';
-import { findPackageRoot } from '../../src/package-root.js';
+import { findPackageRoot } from '../../src/kit/package-root.js';
 import { allProtocolSchemas, descriptorSchema, getSchemaValidator, loadSchemaStore, SCHEMA_NAMES } from '../../src/protocol/schemas.js';
 import { PARAMETER_TYPES, PLUGIN_TYPES, SYSTEM_KEYS } from '../../src/protocol/types.js';
 

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { findPackageRoot } from '../../src/package-root.js';
+import { findPackageRoot } from '../../src/kit/package-root.js';
 import {
   filters,
   haFilters,

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayActAs } from '../../access/principal.js';
 import type { ProfileStore } from '../../conversation/resolver-api.js';
-import { guardDiskFull } from '../../disk-full.js';
+import { guardDiskFull } from '../../kit/disk-full.js';
 import type { JsonValue } from '../../protocol/types.js';
 import { sendError } from '../errors.js';
 import { principalOf, USER_ROUTE } from '../principal-auth.js';

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Logger } from '../../log.js';
-import { findPackageRoot } from '../../package-root.js';
+import { findPackageRoot } from '../../kit/package-root.js';
 import { descendantsOf, signalTree } from './process-tree.js';
 import { parseHostLine, type CoreToHost, type HostHello, type HostInit, type HostInvoke, type HostResult } from './protocol.js';
 import { errorMessage } from '../../kit/error-message.js';

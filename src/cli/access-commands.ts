@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { parsePointInTime } from '../access/time-window.js';
 import { describeApiError, type CoreClient } from './core-client.js';
 import { textTable } from './table.js';
+import type { AuditEntry } from '../access/audit-log.js';
 
 export interface CliIo {
   out(text: string): void;
@@ -12,15 +13,8 @@ export interface CliIo {
   withClient<T>(fn: (client: CoreClient) => Promise<T>): Promise<T>;
 }
 
-interface AuditRow {
-  ts: number;
-  user_id: string | null;
-  channel: string | null;
-  plugin_id: string;
-  capability_id: string;
-  outcome: string;
-  duration_ms: number;
-}
+/** An audit entry as GET /api/audit returns it. */
+type AuditRow = Omit<AuditEntry, 'id'>;
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 

@@ -10,6 +10,7 @@ import type { ChannelMessageIn, ChannelMessageOut } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import type { ConversationEngine } from './engine.js';
 import { formatIssues } from '../kit/format-issues.js';
+import { subscribeTracked } from '../bus/tracked-subscription.js';
 
 export interface MqttChannelOptions {
   bus: CoreBus;
@@ -31,8 +32,6 @@ export interface MqttChannels {
 
 export async function attachMqttChannels(options: MqttChannelOptions): Promise<MqttChannels> {
   const { bus, engine, log } = options;
-  const inFlight = new Set<Promise<void>>();
-  let stopped = false;
 
   async function publishReply(channel: string, reply: ChannelMessageOut): Promise<void> {
     try {
@@ -88,22 +87,9 @@ export async function attachMqttChannels(options: MqttChannelOptions): Promise<M
     await publishReply(channel, reply);
   }
 
-  const unsubscribe = await bus.subscribe(filters.channelIn, (message) => {
-    if (stopped) return;
-    const task = handle(message).catch((error: unknown) => {
-      log.error({ err: error, topic: message.topic }, 'channel message handling failed');
-    });
-    inFlight.add(task);
-    void task.finally(() => inFlight.delete(task));
+  return subscribeTracked(bus, filters.channelIn, handle, (error, message) => {
+    log.error({ err: error, topic: message.topic }, 'channel message handling failed');
   });
-
-  return {
-    async stop() {
-      stopped = true;
-      await unsubscribe();
-      await Promise.allSettled([...inFlight]);
-    },
-  };
 }
 
 /** An error reply echoing whatever request_id / user_id the sender gave, when usable. */

@@ -15,6 +15,7 @@ import { filters, parseTopic, topics } from '../../protocol/topics.js';
 import type { CallRejection, CallRequest, ErrorCode, PluginResult } from '../../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../../protocol/validate.js';
 import { formatIssues } from '../../kit/format-issues.js';
+import { subscribeTracked } from '../../bus/tracked-subscription.js';
 
 export interface CallFrontDoorDeps {
   bus: CoreBus;
@@ -40,8 +41,6 @@ const CAPABILITY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<CallFrontDoor> {
   const { bus, dispatcher } = deps;
   const log = deps.log.child({ room: 'bridges', component: 'call-front-door' });
-  const inFlight = new Set<Promise<void>>();
-  let stopped = false;
 
   const publish = async (topic: string, payload: PluginResult | CallRejection): Promise<void> => {
     try {
@@ -143,18 +142,5 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
     });
   }
 
-  const unsubscribe = await bus.subscribe(filters.call, (message) => {
-    if (stopped) return;
-    const task = handle(message).catch((err: unknown) => log.error({ err, topic: message.topic }, 'call handling failed'));
-    inFlight.add(task);
-    void task.finally(() => inFlight.delete(task));
-  });
-
-  return {
-    async stop() {
-      stopped = true;
-      await unsubscribe();
-      await Promise.allSettled([...inFlight]);
-    },
-  };
+  return subscribeTracked(bus, filters.call, handle, (err, message) => log.error({ err, topic: message.topic }, 'call handling failed'));
 }

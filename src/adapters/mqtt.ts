@@ -16,6 +16,7 @@ import { whenAborted, type AdapterCall, type PluginAdapter } from './adapter.js'
 import { mqttRequestPayload } from './mqtt-request.js';
 import { errorMessage } from '../kit/error-message.js';
 import { formatIssues } from '../kit/format-issues.js';
+import { RecentIds } from '../kit/recent-ids.js';
 
 interface Pending {
   plugin_id: string;
@@ -37,9 +38,7 @@ const RECENT_LIMIT = 10_000;
 export class MqttAdapter implements PluginAdapter {
   readonly type = 'mqtt' as const;
   private readonly pending = new Map<string, Pending>();
-  private readonly recent = new Set<string>();
-  private readonly recentRing: (string | undefined)[] = new Array<string | undefined>(RECENT_LIMIT);
-  private recentNext = 0;
+  private readonly recent = new RecentIds(RECENT_LIMIT);
   private unsubscribe: (() => Promise<void>) | undefined;
   private stopWatchingConnection: (() => void) | undefined;
   readonly counters = { dropped_unknown: 0, dropped_late: 0, rejected_foreign: 0, invalid: 0 };
@@ -73,7 +72,7 @@ export class MqttAdapter implements PluginAdapter {
       this.pending.set(request.request_id, { plugin_id: record.descriptor.id, owner: record.owner, resolve });
       whenAborted(call, () => {
         // The dispatcher has already answered the caller; forget the request so a late result is dropped.
-        if (this.pending.delete(request.request_id)) this.remember(request.request_id);
+        if (this.pending.delete(request.request_id)) this.recent.add(request.request_id);
       });
     });
     const topic = topics.invoke(record.descriptor.id);
@@ -108,7 +107,7 @@ export class MqttAdapter implements PluginAdapter {
     const { request_id } = call.request;
     // Unless the connection-lost handler already answered it, the call ends with this failure.
     if (!this.pending.delete(request_id)) return result;
-    this.remember(request_id);
+    this.recent.add(request_id);
     return { request_id, plugin_id: call.record.descriptor.id, success: false, ...failure };
   }
 
@@ -186,18 +185,8 @@ export class MqttAdapter implements PluginAdapter {
 
   private settle(requestId: string, pending: Pending, result: PluginResult): void {
     this.pending.delete(requestId);
-    this.remember(requestId);
-    pending.resolve(result);
-  }
-
-  private remember(requestId: string): void {
-    // A ring of ids beside the set: evicting the oldest stays O(1) (deleting a Set's first entry again and
-    // again makes V8 skip ever more tombstones).
-    const evicted = this.recentRing[this.recentNext];
-    if (evicted !== undefined) this.recent.delete(evicted);
-    this.recentRing[this.recentNext] = requestId;
-    this.recentNext = (this.recentNext + 1) % RECENT_LIMIT;
     this.recent.add(requestId);
+    pending.resolve(result);
   }
 
   async stop(): Promise<void> {

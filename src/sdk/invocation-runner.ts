@@ -10,6 +10,7 @@ import type { ParameterValidator } from './parameter-validator.js';
 import type { CapabilityHandlers, HandlerOutput, PluginStats, SdkLogger } from './types.js';
 import { thrownValueMessage } from '../kit/error-message.js';
 import { formatIssues } from '../kit/format-issues.js';
+import { RecentIds } from '../kit/recent-ids.js';
 
 export interface InvocationRunnerDeps {
   pluginId: string;
@@ -87,9 +88,7 @@ export class InvocationRunner {
   private readonly queue: PQueue;
   private readonly capabilities: Map<string, CapabilitySpec>;
   private readonly active = new Map<string, ActiveRun>();
-  private readonly recent = new Set<string>();
-  private readonly recentRing: (string | undefined)[] = new Array<string | undefined>(RECENT_LIMIT);
-  private recentNext = 0;
+  private readonly recent = new RecentIds(RECENT_LIMIT);
   private closed = false;
 
   constructor(private readonly deps: InvocationRunnerDeps) {
@@ -256,7 +255,7 @@ export class InvocationRunner {
   private refuse(requestId: string, message: string, issues?: ValidationIssue[]): void {
     this.deps.stats.refused++;
     this.deps.log.warn({ request_id: requestId, error: message }, 'invoke refused');
-    this.remember(requestId);
+    this.recent.add(requestId);
     void this.send(this.failure(requestId, message, issues));
   }
 
@@ -278,16 +277,6 @@ export class InvocationRunner {
 
   private finish(requestId: string): void {
     this.active.delete(requestId);
-    this.remember(requestId);
-  }
-
-  private remember(requestId: string): void {
-    // A ring of ids beside the set: evicting the oldest stays O(1) (deleting a Set's first entry again and
-    // again makes V8 skip ever more tombstones).
-    const evicted = this.recentRing[this.recentNext];
-    if (evicted !== undefined) this.recent.delete(evicted);
-    this.recentRing[this.recentNext] = requestId;
-    this.recentNext = (this.recentNext + 1) % RECENT_LIMIT;
     this.recent.add(requestId);
   }
 }

@@ -4,9 +4,9 @@ import { isPluginId } from '../ids.js';
 import type { CapabilitySpec, PluginDescriptor } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
 import { FieldReader, type IssueList, at, describe } from './issues.js';
-import { explainBadCapabilityId, explainBadPluginId, isCapabilityId } from './name-patterns.js';
+import { explainBadCapabilityId, isCapabilityId } from './name-patterns.js';
 import type { NormalizeOptions } from './normalize-options.js';
-import { COMMON_PLUGIN_KEYS, readCommonPluginFields } from './plugin-fields.js';
+import { COMMON_PLUGIN_KEYS, readCommonPluginFields, readIdOrName } from './plugin-fields.js';
 import { outputSchemaFromLoose, parametersFromInputSchema } from './schema-forms.js';
 import { isPlainObject } from '../../kit/plain-object.js';
 
@@ -16,10 +16,7 @@ const TOOL_KEYS = new Set<string>(['title', 'description', 'input_schema', 'outp
 export function normalizeForgeSyte(input: Record<string, unknown>, options: NormalizeOptions, issues: IssueList): PluginDescriptor | undefined {
   const fields = new FieldReader(input, '', issues);
   const name = fields.requiredString('name');
-  // An explicit id (an extension for bus plugins) wins; otherwise the ForgeSyte name is the id.
-  const idKey = input['id'] !== undefined ? 'id' : 'name';
-  const id = input[idKey];
-  if (id !== undefined && !isPluginId(id)) issues.error(`/${idKey}`, explainBadPluginId(id));
+  const id = readIdOrName(input, issues);
   const description = fields.requiredString('description');
   const common = readCommonPluginFields(input, issues, options);
   // ForgeSyte: "version defaults to 1.0.0".

@@ -6,6 +6,8 @@ import { FieldReader, type IssueList, at, describe, isJsonValue, toJsonObject } 
 import type { NormalizeOptions } from './normalize-options.js';
 import { checkVersion } from './semver.js';
 import { isPlainObject } from '../../kit/plain-object.js';
+import { isPluginId } from '../ids.js';
+import { explainBadPluginId } from './name-patterns.js';
 
 export type CommonPluginFields = Pick<PluginDescriptor, 'description_long' | 'examples' | 'version' | 'keywords' | 'type' | 'health_check_url' | 'config'>;
 
@@ -25,6 +27,18 @@ export const COMMON_PLUGIN_KEYS = [
   'epoch',
   'heartbeat_interval_sec',
 ] as const;
+
+/**
+ * The plugin id of a dialect that names plugins by id (ForgeSyte, RAGFlow): an explicit `id` (an extension
+ * for bus plugins) wins, otherwise the `name` is the id. An id that is present but invalid is reported on
+ * the key it came from; the value is returned as found, for the caller's final isPluginId check.
+ */
+export function readIdOrName(input: Record<string, unknown>, issues: IssueList): unknown {
+  const idKey = input['id'] !== undefined ? 'id' : 'name';
+  const id = input[idKey];
+  if (id !== undefined && !isPluginId(id)) issues.error(`/${idKey}`, explainBadPluginId(id));
+  return id;
+}
 
 export function readCommonPluginFields(input: Record<string, unknown>, issues: IssueList, options: NormalizeOptions): CommonPluginFields {
   const fields = new FieldReader(input, '', issues);

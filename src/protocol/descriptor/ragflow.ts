@@ -4,11 +4,11 @@ import { isPluginId } from '../ids.js';
 import type { CapabilitySpec, ParameterSpec, PluginDescriptor } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
 import { FieldReader, type IssueList, at } from './issues.js';
-import { explainBadPluginId, isCapabilityId } from './name-patterns.js';
+import { isCapabilityId } from './name-patterns.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { readParameter } from './parameters.js';
 import { checkVersion } from './semver.js';
-import { COMMON_PLUGIN_KEYS, readCommonPluginFields } from './plugin-fields.js';
+import { COMMON_PLUGIN_KEYS, readCommonPluginFields, readIdOrName } from './plugin-fields.js';
 import { isPlainObject } from '../../kit/plain-object.js';
 
 const PLUGIN_KEYS = new Set<string>(['id', 'name', 'description', 'parameters', '_version_', ...COMMON_PLUGIN_KEYS, ...CAPABILITY_EXTRA_KEYS]);
@@ -16,9 +16,7 @@ const PLUGIN_KEYS = new Set<string>(['id', 'name', 'description', 'parameters', 
 export function normalizeRagFlow(input: Record<string, unknown>, options: NormalizeOptions, issues: IssueList): PluginDescriptor | undefined {
   const fields = new FieldReader(input, '', issues);
   const name = fields.requiredString('name');
-  const idKey = input['id'] !== undefined ? 'id' : 'name';
-  const id = input[idKey];
-  if (id !== undefined && !isPluginId(id)) issues.error(`/${idKey}`, explainBadPluginId(id));
+  const id = readIdOrName(input, issues);
   const description = fields.requiredString('description');
   const common = readCommonPluginFields(input, issues, options);
   // The Python class attribute _version_ may travel as is.

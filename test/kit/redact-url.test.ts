@@ -16,6 +16,7 @@ describe('redactUrl', () => {
 
   it('leaves a URL without a password as it is', () => {
     expect(redactUrl('mqtt://broker.lan:1883')).toBe('mqtt://broker.lan:1883');
+    expect(redactUrl('ws://core@broker.lan:9001')).toBe('ws://core@broker.lan:9001');
   });
 
   it('shows nothing of a string that is not a URL (a password might sit anywhere in it)', () => {

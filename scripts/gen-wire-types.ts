@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { findPackageRoot } from '../src/package-root.js';
+import { findPackageRoot } from '../src/kit/package-root.js';
 
 /** Schema file (without .schema.json) and optional JSON Pointer → exported type name. */
 /**
@@ -101,7 +101,16 @@ function prepare(node: unknown, dir: string, currentFile: string, loose: boolean
   if (out.additionalProperties === true) out.additionalProperties = { tsType: anyValue };
   if (out.type === 'array' && out.items === undefined) out.items = { tsType: anyValue };
   if (!isRoot && out.type === 'object' && out.properties === undefined && out.additionalProperties === undefined) return { ...out, tsType: anyObject };
-  if (!isRoot && out.type === undefined && out.enum === undefined && out.const === undefined && out.tsType === undefined && !out.anyOf && !out.oneOf && !out.allOf) {
+  if (
+    !isRoot &&
+    out.type === undefined &&
+    out.enum === undefined &&
+    out.const === undefined &&
+    out.tsType === undefined &&
+    !out.anyOf &&
+    !out.oneOf &&
+    !out.allOf
+  ) {
     return { ...out, tsType: anyValue };
   }
   return out;

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { loadConfig } from '../src/config/load.js';
 import { silentLogger } from '../src/log.js';
 import { startCore, type RunningCore } from '../src/main.js';
-import { findPackageRoot } from '../src/package-root.js';
+import { findPackageRoot } from '../src/kit/package-root.js';
 import { connectPlugin, silentSdkLogger, type ConnectedPlugin } from '../src/sdk/index.js';
 import { launchChromium } from './browser/chromium.js';
 
@@ -72,7 +72,8 @@ async function furnish(core: RunningCore): Promise<{ aliceToken: string; thermos
     },
     log: silentSdkLogger(),
   });
-  const script = 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);process.stdout.write(JSON.stringify({success:true,text:"Garage door "+(r.capability_id==="open"?"opening.":"closed.")}))})';
+  const script =
+    'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);process.stdout.write(JSON.stringify({success:true,text:"Garage door "+(r.capability_id==="open"?"opening.":"closed.")}))})';
   await api(core, 'POST', '/api/plugins/register', {
     id: 'garage',
     name: 'Garage door',
@@ -80,7 +81,13 @@ async function furnish(core: RunningCore): Promise<{ aliceToken: string; thermos
     type: 'subprocess',
     config: { command: process.execPath, args: ['-e', script] },
     capabilities: [
-      { id: 'open', name: 'Open', description: 'Open the garage door.', requires_confirmation: true, parameters: [{ name: 'leave_open_min', type: 'integer', required: false, description: 'Close again after this many minutes.' }] },
+      {
+        id: 'open',
+        name: 'Open',
+        description: 'Open the garage door.',
+        requires_confirmation: true,
+        parameters: [{ name: 'leave_open_min', type: 'integer', required: false, description: 'Close again after this many minutes.' }],
+      },
       { id: 'close', name: 'Close', description: 'Close the garage door.', parameters: [] },
     ],
   });

@@ -15,6 +15,7 @@ import { textTable } from './cli/table.js';
 import { ConfigError, EMBEDDED_DISCOVERY_WARNING, startCore } from './main.js';
 import type { ParameterSpec, PluginResult } from './protocol/types.js';
 import { parseProfileAssignments } from './conversation/profile-store.js';
+import { packageVersion } from './kit/package-version.js';
 
 interface Output {
   out: (text: string) => void;
@@ -41,7 +42,6 @@ async function withClient<T>(fn: (client: CoreClient) => Promise<T>): Promise<T>
   }
 }
 
-
 function readDescriptorFile(file: string): unknown {
   let text: string;
   try {
@@ -63,17 +63,17 @@ function formatProfile(user: string, profile: Record<string, unknown>): string {
 }
 
 export function buildProgram(): Command {
-  const program = new Command('homeclaw')
-    .description('HomeClaw Bus: the plugin bus of a home AI assistant')
-    .version('0.1.0')
-    .showHelpAfterError();
+  const program = new Command('homeclaw').description('HomeClaw Bus: the plugin bus of a home AI assistant').version(packageVersion()).showHelpAfterError();
 
   program
     .command('start')
     .description('run the Core (embedded broker, registry, HTTP API) until interrupted')
     .option('-c, --config <file>', 'YAML config file (default: embedded defaults + environment)')
     .addOption(
-      new Option('--log-format <format>', 'pretty: one readable line per event; json: JSON lines (default: pretty on a terminal, env HOMECLAW_LOG_FORMAT)').choices(['pretty', 'json', 'auto']),
+      new Option(
+        '--log-format <format>',
+        'pretty: one readable line per event; json: JSON lines (default: pretty on a terminal, env HOMECLAW_LOG_FORMAT)',
+      ).choices(['pretty', 'json', 'auto']),
     )
     .action(async (options: { config?: string; logFormat?: string }) => {
       try {
@@ -180,10 +180,7 @@ export function buildProgram(): Command {
       const { values, errors } = parseKeyValues(params);
       if (errors.length > 0) fail(`${errors.join('; ')} (use key=value)`, 2);
       const result = await withClient(async (c) => {
-        const plugin = await c.request<{ capabilities?: { id: string; parameters: ParameterSpec[] }[] }>(
-          'GET',
-          `/api/plugins/${encodeURIComponent(pluginId)}`,
-        );
+        const plugin = await c.request<{ capabilities?: { id: string; parameters: ParameterSpec[] }[] }>('GET', `/api/plugins/${encodeURIComponent(pluginId)}`);
         const capability = plugin.body.capabilities?.find((cap) => cap.id === capabilityId);
         const parameters = coerceParameters(values, capability?.parameters ?? []);
         return c.request<PluginResult>(
@@ -198,8 +195,7 @@ export function buildProgram(): Command {
       else if (typeof body.success === 'boolean') {
         io.err(`failed${body.error_code ? ` (${body.error_code})` : ''}: ${body.error ?? 'unknown error'}`);
         if (body.error_code === 'confirmation_required') io.err('run it again with --confirm once you are sure');
-      }
-      else io.err(describeApiError(body));
+      } else io.err(describeApiError(body));
       if (!body.success) process.exitCode = 1;
     });
 
@@ -213,7 +209,11 @@ export function buildProgram(): Command {
     .option('--users <ids>', 'comma-separated users a channel credential may speak as, or a caller credential may call for (default: the name; * = anyone)')
     .option('--json', 'print JSON')
     .action(async (name: string, options: { role: string; pluginIds?: string; channels?: string; users?: string; json?: boolean }) => {
-      const split = (s?: string): string[] | undefined => s?.split(',').map((x) => x.trim()).filter(Boolean);
+      const split = (s?: string): string[] | undefined =>
+        s
+          ?.split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
       const res = await withClient((c) =>
         c.request<{ name: string; password: string }>('POST', '/api/credentials', {
           name,
@@ -238,7 +238,9 @@ export function buildProgram(): Command {
     .action(async (user: string, values: string[]) => {
       const parsed = parseProfileAssignments(values);
       if (!parsed.ok) fail(parsed.error, 2);
-      const res = await withClient((c) => c.request<{ profile: Record<string, unknown> }>('POST', `/api/profiles/${encodeURIComponent(user)}`, { set: parsed.values }));
+      const res = await withClient((c) =>
+        c.request<{ profile: Record<string, unknown> }>('POST', `/api/profiles/${encodeURIComponent(user)}`, { set: parsed.values }),
+      );
       if (res.status >= 300) fail(describeApiError(res.body));
       io.out(formatProfile(user, res.body.profile));
     });

@@ -7,8 +7,6 @@ import Database from 'better-sqlite3';
 import { isLoopbackHost } from './bus/acl.js';
 import { ownerOf } from './bus/core-bus.js';
 import { AuditLog } from './access/audit-log.js';
-import { CallerBindings } from './access/caller-bindings.js';
-import { ChannelBindings } from './access/channel-bindings.js';
 import { mayClaimPluginId } from './access/plugin-claims.js';
 import { AccessPolicy } from './access/policy.js';
 import { ensurePrivateFile, preparePrivateDataDir } from './access/private-data-dir.js';
@@ -22,7 +20,6 @@ import { adapterMap } from './adapters/adapter-map.js';
 import { MqttPathWatch } from './adapters/mqtt-path-watch.js';
 import { createConversationEngine } from './conversation/engine.js';
 import { createLlmClient } from './conversation/llm-client.js';
-import { attachMqttChannels } from './conversation/mqtt-channel.js';
 import { PatternReplyInterpreter } from './conversation/reply-interpreter.js';
 import { DefaultParameterResolver } from './conversation/resolver.js';
 import { createRetrieval, type Retrieval } from './retrieval/retrieval.js';
@@ -33,7 +30,7 @@ import { HEALTH_PATHS } from './api/routes/health.js';
 import { METRICS_PATH } from './api/routes/metrics.js';
 import { DASHBOARD_PUBLIC_PATHS, DASHBOARD_PUBLIC_PREFIXES } from './api/routes/dashboard.js';
 import { registerRoutes } from './api/routes/index.js';
-import { redactUrl, statusView } from './api/status-view.js';
+import { statusView } from './api/status-view.js';
 import { CoreMetrics } from './observability/core-metrics.js';
 import { createIngressAuth } from './api/ingress-auth.js';
 import { createCoreReadiness } from './observability/core-readiness.js';
@@ -43,7 +40,8 @@ import { createHttpServer } from './api/server.js';
 import { createBus } from './bus/create-bus.js';
 import type { PublisherIdentity } from './bus/core-bus.js';
 import { loadConfig, formatConfigErrors } from './config/load.js';
-import { ConfigError, EMBEDDED_DISCOVERY_WARNING, type CoreContext, type RunningCore, type StartCoreOptions } from './lifecycle/core-context.js';
+import { ConfigError, type CoreContext, type RunningCore, type StartCoreOptions } from './lifecycle/core-context.js';
+import { startFrontDoors } from './lifecycle/front-doors.js';
 import type { CoreConfig } from './config/types.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import type { CoreEvents } from './dispatch/invocation-events.js';
@@ -51,7 +49,6 @@ import { PartRunner, runningPart } from './lifecycle/part.js';
 import { createLogger } from './log.js';
 import { TypedEventBus } from './registry/events.js';
 import { Registry } from './registry/registry.js';
-import { startWyomingServer, wyomingSettingsProblems, type WyomingServer } from './channels/wyoming-server.js';
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 import { SqliteLastChannelStore } from './channels/last-channel-store.js';
 import { createNotifier, pluginNotifyPolicy } from './channels/notifier.js';
@@ -60,9 +57,8 @@ import { startTaskScheduler, type TaskScheduler } from './channels/task-schedule
 import { ProfileUpdates } from './conversation/profile-updates.js';
 import { defaultTimeZone, isValidTimeZone } from './conversation/system-context.js';
 import { syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
-import { attachCallFrontDoor } from './bridges/homeassistant/call-front-door.js';
-import { DiscoveryPublisher } from './bridges/homeassistant/discovery/publisher.js';
 import { EventLoopMonitor } from './observability/event-loop-monitor.js';
+import { redactUrl } from './kit/redact-url.js';
 
 export { ConfigError, EMBEDDED_DISCOVERY_WARNING, type CoreContext, type RunningCore, type StartCoreOptions } from './lifecycle/core-context.js';
 
@@ -116,7 +112,15 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     // The dispatcher is created before the broker because the broker's ACL asks it who a request went to.
     // It reads the one adapter map, filled below once the bus the adapters need exists.
     const adapters = adapterMap();
-    const dispatcher = new Dispatcher({ registry, adapters, config: config.dispatch, app_id: config.app_id, log: log.child({ room: 'dispatch' }), guard: policy, events });
+    const dispatcher = new Dispatcher({
+      registry,
+      adapters,
+      config: config.dispatch,
+      app_id: config.app_id,
+      log: log.child({ room: 'dispatch' }),
+      guard: policy,
+      events,
+    });
     await parts.start(runningPart('dispatcher', () => dispatcher.stop()));
 
     const created = await createBus({
@@ -149,7 +153,13 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       mayNotify: pluginNotifyPolicy(policy, registry),
       log: log.child({ room: 'channels', component: 'notifier' }),
     });
-    const notifyDeps = { bus, registry, notifier, log: log.child({ room: 'channels', component: 'plugin-notify' }), max_payload_bytes: config.broker.max_payload_bytes };
+    const notifyDeps = {
+      bus,
+      registry,
+      notifier,
+      log: log.child({ room: 'channels', component: 'plugin-notify' }),
+      max_payload_bytes: config.broker.max_payload_bytes,
+    };
     const pluginNotifications = await startPluginNotifyListener(notifyDeps);
     await parts.start(runningPart('plugin-notify', () => pluginNotifications.stop()));
     const householdTimezone = config.scheduler.timezone ?? defaultTimeZone();
@@ -255,48 +265,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       scheduler = running;
       await parts.start(runningPart('scheduler', () => running.stop()));
     }
-    const bindings = new ChannelBindings({ embedded: bus.embedded, configured: config.access.channels, credentialUsers: (channel) => credentials.usersOfChannel(channel) });
-    const channels = await attachMqttChannels({
-      bus,
-      engine,
-      log: log.child({ room: 'conversation' }),
-      max_payload_bytes: config.broker.max_payload_bytes,
-      authorizeSpeaker: (input) => bindings.authorize(input),
-    });
-    await parts.start(runningPart('channels', () => channels.stop()));
-    const callers = new CallerBindings({ embedded: bus.embedded, configured: config.access.callers.users });
-    const frontDoor = await attachCallFrontDoor({ bus, dispatcher, log, max_payload_bytes: config.broker.max_payload_bytes, authorizeCaller: (input) => callers.decide(input) });
-    await parts.start(runningPart('call-front-door', () => frontDoor.stop()));
-    if (config.homeassistant.discovery) {
-      if (broker) log.warn(EMBEDDED_DISCOVERY_WARNING);
-      const discovery = new DiscoveryPublisher({ bus, registry, dispatcher, retrievalStatus: () => retrieval.status(), prefix: config.homeassistant.discovery_prefix, log });
-      let unfollow: (() => void) | undefined;
-      await parts.start({
-        name: 'homeassistant-discovery',
-        start: async () => {
-          await discovery.start();
-          unfollow = events.on('invocation.finished', ({ record, refused }) => (refused ? undefined : discovery.invocationFinished(record)));
-        },
-        stop: async () => {
-          unfollow?.();
-          await discovery.stop();
-        },
-      });
-    }
-
-    let wyoming: WyomingServer | undefined;
-    if (config.wyoming.port !== null) {
-      const problems = wyomingSettingsProblems(config.wyoming);
-      if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
-      const running = await startWyomingServer({
-        settings: { ...config.wyoming, port: config.wyoming.port },
-        engine,
-        log: log.child({ room: 'channels', channel: 'wyoming' }),
-        version: '0.1.0',
-      });
-      wyoming = running;
-      await parts.start(runningPart('wyoming', () => running.stop()));
-    }
+    const { wyoming } = await startFrontDoors({ config, log, parts, created, engine, dispatcher, registry, retrieval, events });
 
     const { token } = resolveAdminToken(config.data_dir, config.http.admin_token);
     const ingress = config.dashboard.ingress_proxy ? createIngressAuth(config.dashboard.ingress_proxy) : undefined;
@@ -339,8 +308,33 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       python,
       access: { credentials: () => credentials.list().length, users: () => users.count(), policy: () => policy.summary(), audit: () => audit.status() },
     });
-    const routeParts = { config, log, db, bus, broker, registry, dispatcher, adapters, credentials, users, audit, profiles, policy, search, engine, readiness, metrics, status };
-    await registerRoutes(http, { ...routeParts, adminToken: token, ingress, feed: eventFeed, checkTargets: (descriptor) => checkTargets(selfTarget, descriptor) });
+    const routeParts = {
+      config,
+      log,
+      db,
+      bus,
+      broker,
+      registry,
+      dispatcher,
+      adapters,
+      credentials,
+      users,
+      audit,
+      profiles,
+      policy,
+      search,
+      engine,
+      readiness,
+      metrics,
+      status,
+    };
+    await registerRoutes(http, {
+      ...routeParts,
+      adminToken: token,
+      ingress,
+      feed: eventFeed,
+      checkTargets: (descriptor) => checkTargets(selfTarget, descriptor),
+    });
     const mode = accessMode(embeddedAccess);
     log[mode === 'credentials' ? 'info' : 'warn']({ access_mode: mode }, accessModeNote(mode));
     let httpUrl = '';

@@ -58,7 +58,7 @@ function describe(order: Order): string {
   return `Order placed for ${order.item}: delivery to ${order.address} for ${order.contact_name} (phone ${order.phone})${paying}. Order id ${order.order_id}.`;
 }
 
-/** Capability place_order (seed PluginParameterCollection §3.2). */
+/** Capability place_order: asks for any required value still missing (ask_user) instead of ordering without it. */
 export async function place_order(params: JsonObject, ctx: BuiltinContext): Promise<BuiltinReturn> {
   const missing = REQUIRED.filter((name) => text(params, name) === undefined);
   if (missing.length > 0) {

@@ -56,7 +56,10 @@ export async function save_note(params: JsonObject, ctx: BuiltinContext): Promis
   if (text.length > MAX_NOTE_CHARS) return { success: false, error: `the note is too long (${text.length} characters, at most ${MAX_NOTE_CHARS})` };
   const title = typeof params.title === 'string' && params.title.trim() ? params.title.trim() : null;
   const id = withNotes(ctx, (db) =>
-    Number(db.prepare('INSERT INTO notes (title, text, user_id, created_at) VALUES (?, ?, ?, ?)').run(title, text, ctx.request.user_id ?? null, Date.now()).lastInsertRowid),
+    Number(
+      db.prepare('INSERT INTO notes (title, text, user_id, created_at) VALUES (?, ?, ?, ?)').run(title, text, ctx.request.user_id ?? null, Date.now())
+        .lastInsertRowid,
+    ),
   );
   ctx.log.info({ note_id: id }, 'note saved');
   return { text: `Saved note #${id}${title ? ` "${title}"` : ''}.`, data: { id, title, text } };
@@ -79,7 +82,10 @@ export async function search_notes(params: JsonObject, ctx: BuiltinContext): Pro
   if (words.length === 0) return { success: false, error: 'say what to search for', ask_user: true, missing_parameters: ['query'] };
   const where = words.map(() => "(text LIKE ? ESCAPE '\\' OR COALESCE(title, '') LIKE ? ESCAPE '\\')").join(' AND ');
   const args = words.flatMap((w) => [likePattern(w), likePattern(w)]);
-  const notes = withNotes(ctx, (db) => db.prepare(`SELECT * FROM notes WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args, limitOf(params)) as NoteRow[]);
+  const notes = withNotes(
+    ctx,
+    (db) => db.prepare(`SELECT * FROM notes WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args, limitOf(params)) as NoteRow[],
+  );
   if (notes.length === 0) return { text: `No note mentions "${query}".`, data: asData([]) };
   return { text: `Notes about "${query}":\n${notes.map(line).join('\n')}`, data: asData(notes) };
 }

@@ -13,7 +13,26 @@ import { describeInstant } from './zoned-time.js';
 const MAX_TIMER_MS = 60 * 60 * 1000;
 /** Later than this, a delivery says when the reminder was due. */
 const LATE_NOTE_MS = 60_000;
-const STOP_WORDS = new Set(['the', 'a', 'an', 'my', 'reminder', 'reminders', 'cancel', 'delete', 'remove', 'stop', 'about', 'for', 'to', 'of', 'please', 'me', 'that', 'one']);
+const STOP_WORDS = new Set([
+  'the',
+  'a',
+  'an',
+  'my',
+  'reminder',
+  'reminders',
+  'cancel',
+  'delete',
+  'remove',
+  'stop',
+  'about',
+  'for',
+  'to',
+  'of',
+  'please',
+  'me',
+  'that',
+  'one',
+]);
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
@@ -116,7 +135,10 @@ export class Reminders {
       now,
     });
     this.arm();
-    return { text: `OK, I will remind you ${parsed.schedule.kind === 'once' ? `on ${describeSchedule(reminder, now)}` : describeSchedule(reminder, now)}: ${what} (reminder #${reminder.id}).`, data: view(reminder, now) };
+    return {
+      text: `OK, I will remind you ${parsed.schedule.kind === 'once' ? `on ${describeSchedule(reminder, now)}` : describeSchedule(reminder, now)}: ${what} (reminder #${reminder.id}).`,
+      data: view(reminder, now),
+    };
   }
 
   list(params: JsonObject): BuiltinReturn {
@@ -142,7 +164,10 @@ export class Reminders {
     if (/\ball\b/i.test(which)) chosen = open;
     else if (number) chosen = open.filter((r) => r.id === Number(number[1]));
     else {
-      const words = which.toLowerCase().split(/[^a-z0-9']+/).filter((w) => w.length >= 3 && !STOP_WORDS.has(w));
+      const words = which
+        .toLowerCase()
+        .split(/[^a-z0-9']+/)
+        .filter((w) => w.length >= 3 && !STOP_WORDS.has(w));
       const scored = open.map((r) => ({ r, score: words.filter((w) => r.text.toLowerCase().includes(w)).length }));
       const best = Math.max(0, ...scored.map((s) => s.score));
       chosen = best === 0 ? [] : scored.filter((s) => s.score === best).map((s) => s.r);
@@ -150,7 +175,9 @@ export class Reminders {
     if (chosen.length === 0) return { success: false, error: `You have no reminder matching "${which}".` };
     if (chosen.length > 1 && !/\ball\b/i.test(which)) {
       const now = Date.now();
-      return { text: `Which one? ${chosen.map((r) => `#${r.id} ${describeSchedule(r, now)}: ${r.text}`).join('; ')}. Say e.g. "cancel reminder ${chosen[0]!.id}".` };
+      return {
+        text: `Which one? ${chosen.map((r) => `#${r.id} ${describeSchedule(r, now)}: ${r.text}`).join('; ')}. Say e.g. "cancel reminder ${chosen[0]!.id}".`,
+      };
     }
     const cancelled = chosen.filter((r) => this.store.cancel(r.id, userId));
     this.arm();

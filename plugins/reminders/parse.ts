@@ -78,7 +78,14 @@ function recurring(sentence: string, now: Date, timeZone: string): ParsedSchedul
   let dow: string;
   let days: string;
   if (dayList) {
-    const indexes = [...new Set(dayList.split(/\s*(?:,|and|&)\s*/i).map(dayIndex).filter((i) => i >= 0))].sort();
+    const indexes = [
+      ...new Set(
+        dayList
+          .split(/\s*(?:,|and|&)\s*/i)
+          .map(dayIndex)
+          .filter((i) => i >= 0),
+      ),
+    ].sort();
     dow = indexes.join(',');
     days = indexes.map((i) => DAYS[i]![0]!.toUpperCase() + DAYS[i]!.slice(1)).join(', ');
   } else if (word === 'weekday') {
@@ -129,11 +136,18 @@ export function parseSchedule(sentence: string, now: Date, timeZone: string): Pa
   return recurring(text, now, timeZone) ?? once(text, now, timeZone);
 }
 
-const LEAD = /^(?:(?:hey|ok|okay|please|could you|can you|would you)[\s,]+)*(?:remind\s+me|set\s+(?:a|up\s+a)?\s*reminder|reminder|remember)?[\s,:]*(?:(?:to|that|about|of|for)\s+)?/i;
+const LEAD =
+  /^(?:(?:hey|ok|okay|please|could you|can you|would you)[\s,]+)*(?:remind\s+me|set\s+(?:a|up\s+a)?\s*reminder|reminder|remember)?[\s,:]*(?:(?:to|that|about|of|for)\s+)?/i;
 
 /** What to be reminded of, from the words around the time phrase. */
 export function reminderText(rest: string): string {
-  let text = rest.replace(/\b(?:please\s+)?remind\s+me\b/i, ' ').replace(/\s+/g, ' ').trim();
+  let text = rest
+    .replace(/\b(?:please\s+)?remind\s+me\b/i, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   text = text.replace(LEAD, '').replace(/^(?:to|that|about|of)\s+/i, '');
-  return text.replace(/[\s,.;:!]+$/, '').replace(/\s+(?:please|thanks|thank you)$/i, '').trim();
+  return text
+    .replace(/[\s,.;:!]+$/, '')
+    .replace(/\s+(?:please|thanks|thank you)$/i, '')
+    .trim();
 }

@@ -105,9 +105,7 @@ export class ReminderStore {
   claim(id: number, dueAt: number, next: number | null, status: ReminderStatus = next === null ? 'done' : 'active', fired = true): boolean {
     return (
       this.db
-        .prepare(
-          `UPDATE reminders SET next_at = ?, status = ?, fired_count = fired_count + ? WHERE id = ? AND status = 'active' AND next_at = ?`,
-        )
+        .prepare(`UPDATE reminders SET next_at = ?, status = ?, fired_count = fired_count + ? WHERE id = ? AND status = 'active' AND next_at = ?`)
         .run(next, status, fired ? 1 : 0, id, dueAt).changes === 1
     );
   }

@@ -203,7 +203,11 @@ export async function forecast(params: JsonObject, ctx: BuiltinContext): Promise
     );
     return {
       text: `Forecast for ${place.name}:\n${lines.join('\n')}`,
-      data: { place: place.name, days: rows, units: { temperature: tUnit, precipitation: typeof units.precipitation_sum === 'string' ? units.precipitation_sum : '' } },
+      data: {
+        place: place.name,
+        days: rows,
+        units: { temperature: tUnit, precipitation: typeof units.precipitation_sum === 'string' ? units.precipitation_sum : '' },
+      },
     };
   } catch (err) {
     return asFailure(err);

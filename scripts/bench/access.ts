@@ -63,8 +63,22 @@ export async function runAccessBench(): Promise<string> {
         concurrency,
         10,
       );
-      rows.push([concurrency, 'dispatcher alone (baseline)', pair.baseline.p50 * 1000, pair.baseline.mean * 1000, Math.round(pair.baseline.throughput), '1.00x']);
-      rows.push([concurrency, 'dispatcher + policy + audit log', pair.candidate.p50 * 1000, pair.candidate.mean * 1000, Math.round(pair.candidate.throughput), ratio(pair.candidate.mean, pair.baseline.mean)]);
+      rows.push([
+        concurrency,
+        'dispatcher alone (baseline)',
+        pair.baseline.p50 * 1000,
+        pair.baseline.mean * 1000,
+        Math.round(pair.baseline.throughput),
+        '1.00x',
+      ]);
+      rows.push([
+        concurrency,
+        'dispatcher + policy + audit log',
+        pair.candidate.p50 * 1000,
+        pair.candidate.mean * 1000,
+        Math.round(pair.candidate.throughput),
+        ratio(pair.candidate.mean, pair.baseline.mean),
+      ]);
     }
     await audit.stop();
     return [

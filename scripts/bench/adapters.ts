@@ -1,4 +1,4 @@
-// Adapters benchmark (issue 3), each beside a baseline measured in the same run:
+// Adapters benchmark, each beside a baseline measured in the same run:
 //   - HTTP: an invoke through the Core's dispatcher and HTTP adapter vs fetch straight to the same
 //     plugin server (a separate process) with the same PluginRequest;
 //   - MCP stdio: an invoke through the dispatcher and McpAdapter vs a direct SDK client of its own
@@ -80,7 +80,10 @@ function expectSuccess(result: PluginResult, what: string): void {
 
 async function waitOnline(core: RunningCore, id: string, timeoutMs = 20_000): Promise<void> {
   const until = Date.now() + timeoutMs;
-  while (core.ctx.registry.get(id)?.state !== 'online' || core.ctx.registry.get(id)?.descriptor.capabilities.every((c) => c.id !== 'echo' && id === 'everything')) {
+  while (
+    core.ctx.registry.get(id)?.state !== 'online' ||
+    core.ctx.registry.get(id)?.descriptor.capabilities.every((c) => c.id !== 'echo' && id === 'everything')
+  ) {
     if (Date.now() > until) throw new Error(`plugin ${id} not online: ${core.ctx.registry.get(id)?.state_reason ?? 'not registered'}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -105,7 +108,13 @@ async function sideBySide(a: () => Promise<void>, b: () => Promise<void>, total:
   const stats = (latencies: number[]): LatencyStats => {
     latencies.sort((x, y) => x - y);
     const sum = latencies.reduce((s, x) => s + x, 0);
-    return { count: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), mean: sum / latencies.length, throughput: (latencies.length / elapsed) * 1000 };
+    return {
+      count: latencies.length,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      mean: sum / latencies.length,
+      throughput: (latencies.length / elapsed) * 1000,
+    };
   };
   return [stats(samples[0]), stats(samples[1])];
 }
@@ -154,7 +163,9 @@ export async function runAdaptersBench(options: AdaptersBenchOptions = {}): Prom
           source: 'external',
           health_check_url: `${base}/health`,
           config: { base_url: base },
-          capabilities: [{ id: 'echo', name: 'Echo', description: 'Echo.', parameters: [{ name: 'text', type: 'string', required: true }], post_process: false }],
+          capabilities: [
+            { id: 'echo', name: 'Echo', description: 'Echo.', parameters: [{ name: 'text', type: 'string', required: true }], post_process: false },
+          ],
         },
       }),
       registry.register({
@@ -184,11 +195,17 @@ export async function runAdaptersBench(options: AdaptersBenchOptions = {}): Prom
       const response = await fetch(`${base}/run`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ request_id: `r${i}`, plugin_id: 'bench-http', capability_id: 'echo', parameters: { text: `m${i}` }, deadline: Date.now() + 30_000 }),
+        body: JSON.stringify({
+          request_id: `r${i}`,
+          plugin_id: 'bench-http',
+          capability_id: 'echo',
+          parameters: { text: `m${i}` },
+          deadline: Date.now() + 30_000,
+        }),
       });
       expectSuccess((await response.json()) as PluginResult, 'direct fetch');
     };
-    // The issue's comparison is the HTTP adapter's invoke against fetch; the whole dispatcher path is
+    // The comparison that matters is the HTTP adapter's invoke against a bare fetch; the whole dispatcher path is
     // measured too (it adds the queue, deadline and validation of every invocation).
     const httpAdapter = core.ctx.adapters.get('http');
     const httpRecord = core.ctx.registry.get('bench-http');
@@ -197,7 +214,10 @@ export async function runAdaptersBench(options: AdaptersBenchOptions = {}): Prom
     const viaAdapterHttp = async (): Promise<void> => {
       const i = n++;
       const request = { request_id: `a${i}`, plugin_id: 'bench-http', capability_id: 'echo', parameters: { text: `m${i}` }, deadline: Date.now() + 30_000 };
-      expectSuccess(await httpAdapter.invoke({ record: httpRecord, capability: httpCapability, request, signal: new AbortController().signal }), 'http adapter');
+      expectSuccess(
+        await httpAdapter.invoke({ record: httpRecord, capability: httpCapability, request, signal: new AbortController().signal }),
+        'http adapter',
+      );
     };
     await measure(viaCoreHttp, 200, 1);
     await measure(viaAdapterHttp, 200, 1);
@@ -214,7 +234,14 @@ export async function runAdaptersBench(options: AdaptersBenchOptions = {}): Prom
       httpAdapterStats.p50 / httpDirectA.p50 <= 1.2 ? 'met (<= 1.2x)' : 'MISSED (<= 1.2x)',
     ]);
     rows.push(['HTTP: direct fetch POST /run (baseline, second run)', httpDirect.count, httpDirect.p50, httpDirect.p99, '1.00x', '']);
-    rows.push(['HTTP: Core dispatcher → HTTP adapter', httpCore.count, httpCore.p50, httpCore.p99, ratio(httpCore.p50, httpDirect.p50), 'whole invocation path (no target)']);
+    rows.push([
+      'HTTP: Core dispatcher → HTTP adapter',
+      httpCore.count,
+      httpCore.p50,
+      httpCore.p99,
+      ratio(httpCore.p50, httpDirect.p50),
+      'whole invocation path (no target)',
+    ]);
 
     // ---- MCP stdio ---------------------------------------------------------------------------
     const viaCoreMcp = async (): Promise<void> => {
@@ -228,7 +255,14 @@ export async function runAdaptersBench(options: AdaptersBenchOptions = {}): Prom
     await measure(directMcp, 100, 1);
     const [mcpCore, mcpDirect] = await sideBySide(viaCoreMcp, directMcp, mcpCalls);
     rows.push(['MCP stdio: direct SDK client tools/call echo (baseline)', mcpDirect.count, mcpDirect.p50, mcpDirect.p99, '1.00x', '']);
-    rows.push(['MCP stdio: Core dispatcher → McpAdapter', mcpCore.count, mcpCore.p50, mcpCore.p99, ratio(mcpCore.p50, mcpDirect.p50), mcpCore.p50 / mcpDirect.p50 <= 1.2 ? 'met (<= 1.2x)' : 'MISSED (<= 1.2x)']);
+    rows.push([
+      'MCP stdio: Core dispatcher → McpAdapter',
+      mcpCore.count,
+      mcpCore.p50,
+      mcpCore.p99,
+      ratio(mcpCore.p50, mcpDirect.p50),
+      mcpCore.p50 / mcpDirect.p50 <= 1.2 ? 'met (<= 1.2x)' : 'MISSED (<= 1.2x)',
+    ]);
 
     // ---- built-in ------------------------------------------------------------------------------
     const module = (await import(pathToFileURL(join(pluginsDir, 'bench-echo', 'index.js')).href)) as { echo: (p: { text: string }) => string };
@@ -244,7 +278,14 @@ export async function runAdaptersBench(options: AdaptersBenchOptions = {}): Prom
     const [builtinCore, builtinDirect] = await sideBySide(viaCoreBuiltin, directCall, builtinCalls);
     if (sink === 0) throw new Error('direct built-in calls returned nothing');
     const us = (ms: number): string => `${(ms * 1000).toFixed(1)} µs`;
-    rows.push(['Built-in: direct function call (baseline)', builtinDirect.count, builtinDirect.p50, builtinDirect.p99, '1.00x', `mean ${us(builtinDirect.mean)}`]);
+    rows.push([
+      'Built-in: direct function call (baseline)',
+      builtinDirect.count,
+      builtinDirect.p50,
+      builtinDirect.p99,
+      '1.00x',
+      `mean ${us(builtinDirect.mean)}`,
+    ]);
     rows.push([
       'Built-in: Core dispatcher → inline adapter',
       builtinCore.count,
@@ -260,7 +301,7 @@ export async function runAdaptersBench(options: AdaptersBenchOptions = {}): Prom
     rmSync(root, { recursive: true, force: true });
   }
   return [
-    '### Adapters (issue 3): sequential calls, latencies in ms, ratio of p50 to the baseline measured in the same run',
+    '### Adapters: sequential calls, latencies in ms, ratio of p50 to the baseline measured in the same run',
     '',
     markdownTable(['path', 'calls', 'p50 ms', 'p99 ms', 'p50 vs baseline', 'target / note'], rows),
   ].join('\n');

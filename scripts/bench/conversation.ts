@@ -1,4 +1,4 @@
-// Conversation benchmark (issue 5): the Core's own cost per user message, message in → reply out over
+// Conversation benchmark: the Core's own cost per user message, message in → reply out over
 // the MQTT channel topics, with 1,000 registered plugins, at 1 and 32 concurrent users. The model is the
 // scripted OpenAI-compatible server answering at once (a route_to_plugin call to a built-in echo), so
 // what is measured is retrieval + prompt + tool loop + resolver + dispatch + channel I/O (+ one local
@@ -20,7 +20,28 @@ import { markdownTable, measure, ratio, type LatencyStats } from './stats.js';
 
 const PLUGINS = 1000;
 const MESSAGES = { 1: 200, 32: 640 } as const;
-const WORDS = ['lamp', 'garage', 'heater', 'garden', 'music', 'recipe', 'calendar', 'printer', 'vacuum', 'alarm', 'camera', 'door', 'fridge', 'oven', 'window', 'pool', 'energy', 'solar', 'car', 'bike'];
+const WORDS = [
+  'lamp',
+  'garage',
+  'heater',
+  'garden',
+  'music',
+  'recipe',
+  'calendar',
+  'printer',
+  'vacuum',
+  'alarm',
+  'camera',
+  'door',
+  'fridge',
+  'oven',
+  'window',
+  'pool',
+  'energy',
+  'solar',
+  'car',
+  'bike',
+];
 
 const ECHO_MANIFEST = `id: echo
 name: Echo
@@ -50,7 +71,13 @@ function syntheticPlugin(i: number): PluginDescriptor {
     type: 'http',
     config: { endpoint: `http://127.0.0.1:9/bench-${i}` },
     capabilities: [
-      { id: 'run', name: `Run ${a}`, description: `Switch the ${a} ${i} on or off.`, post_process: false, parameters: [{ name: 'state', type: 'string', required: false }] },
+      {
+        id: 'run',
+        name: `Run ${a}`,
+        description: `Switch the ${a} ${i} on or off.`,
+        post_process: false,
+        parameters: [{ name: 'state', type: 'string', required: false }],
+      },
     ],
   };
 }
@@ -197,7 +224,11 @@ export async function runConversationBench(): Promise<string> {
       if (chromaUrl) {
         const t0 = Date.now();
         const ready = await waitForDense(bench.core, 600_000);
-        notes.push(ready ? `hybrid: ${PLUGINS} plugins embedded and indexed in ${((Date.now() - t0) / 1000).toFixed(0)} s` : 'hybrid: index not ready in 10 min, measured degraded (BM25)');
+        notes.push(
+          ready
+            ? `hybrid: ${PLUGINS} plugins embedded and indexed in ${((Date.now() - t0) / 1000).toFixed(0)} s`
+            : 'hybrid: index not ready in 10 min, measured degraded (BM25)',
+        );
       }
       for (const concurrency of [1, 32] as const) {
         const bare = await measureBareMqtt(bench, concurrency);

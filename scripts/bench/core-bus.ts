@@ -1,4 +1,4 @@
-// Core bus benchmark (issue 2): invoke round trip through the Core's dispatcher to an SDK plugin in
+// Core bus benchmark: invoke round trip through the Core's dispatcher to an SDK plugin in
 // another process, beside a baseline measured in the same run: a bare mqtt.js echo through a bare
 // Aedes with TCP_NODELAY on both sides. Then the same through an external Mosquitto, and the Core's
 // RSS per idle connected plugin with 1,000 plugins connected and heartbeating.
@@ -187,7 +187,9 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
     const oldDir = mkdtempSync(join(tmpdir(), 'bench-core-ext311-'));
     const oldCore = await startCore({ config: coreConfig(oldDir, mosquitto.url, {}, '3.1.1'), log: silentLogger() });
     const oldPath = await corePath(oldCore, mosquitto.url);
-    rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 3.1.1) -> SDK plugin', mBase, oldPath, total)));
+    rows.push(
+      ...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 3.1.1) -> SDK plugin', mBase, oldPath, total)),
+    );
     cpuRows.push(['Core (external mode, MQTT 3.1.1)', await cpuPerCall(oldPath.op, total)]);
     await oldPath.close();
     await mBase.close();

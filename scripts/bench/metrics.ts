@@ -114,8 +114,20 @@ async function dispatcherPath(): Promise<string> {
     const call: InvokeOptions = { plugin_id: 'echo', capability_id: 'run', parameters: {}, context: { user_id: 'alice', channel_name: 'home' } };
     const rows: (string | number)[][] = [];
     for (const concurrency of [1, 64]) {
-      const ours = await measurePair(async () => void (await plain.invoke(call)), async () => void (await metered.invoke(call)), CALLS, concurrency, 10);
-      const theirs = await measurePair(async () => void (await plain.invoke(call)), async () => void (await labelled.invoke(call)), CALLS, concurrency, 10);
+      const ours = await measurePair(
+        async () => void (await plain.invoke(call)),
+        async () => void (await metered.invoke(call)),
+        CALLS,
+        concurrency,
+        10,
+      );
+      const theirs = await measurePair(
+        async () => void (await plain.invoke(call)),
+        async () => void (await labelled.invoke(call)),
+        CALLS,
+        concurrency,
+        10,
+      );
       const row = (path: string, s: typeof ours.baseline, base: typeof ours.baseline): (string | number)[] => [
         concurrency,
         path,

@@ -19,7 +19,11 @@ export interface Dataset {
 }
 
 export function toolId(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+/, '').slice(0, 64);
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 64);
 }
 
 function parseCsv(text: string): string[][] {
@@ -30,12 +34,16 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n' || c === '\r') {
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++;
       row.push(field);
       rows.push(row);
@@ -43,7 +51,10 @@ function parseCsv(text: string): string[][] {
       field = '';
     } else field += c;
   }
-  if (field !== '' || row.length) row.push(field), rows.push(row);
+  if (field !== '' || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
   return rows;
 }
 
@@ -61,9 +72,7 @@ export function loadDataset(dir: string): Dataset {
     .filter((r) => r.length >= 2 && idOf.has(r[1]!))
     .map((r) => ({ query: r[0]!, tool: idOf.get(r[1]!)! }));
   const multiRaw = JSON.parse(readFileSync(join(dir, 'multi_tool_query_golden.json'), 'utf8')) as { query: string; tool: string[] }[];
-  const multi = multiRaw
-    .filter((m) => m.tool.every((t) => idOf.has(t)))
-    .map((m) => ({ query: m.query, tools: m.tool.map((t) => idOf.get(t)!) }));
+  const multi = multiRaw.filter((m) => m.tool.every((t) => idOf.has(t))).map((m) => ({ query: m.query, tools: m.tool.map((t) => idOf.get(t)!) }));
   return { tools, idOf, single, multi };
 }
 
@@ -138,7 +147,9 @@ export class CachingEmbedder implements Embedder {
     if (missing.length) {
       this.calls += missing.length;
       const vectors = await this.inner.embed(missing);
-      missing.forEach((t, i) => this.cache.set(t, vectors[i]!));
+      missing.forEach((t, i) => {
+        this.cache.set(t, vectors[i]!);
+      });
     }
     return texts.map((t) => this.cache.get(t)!);
   }

@@ -43,7 +43,10 @@ class PerturbingEmbedder implements Embedder {
   }
   async embed(texts: string[]): Promise<number[][]> {
     const bases = [...new Set(texts.map((t) => this.baseOf.get(t)).filter((b): b is string => b !== undefined && !this.baseVectors.has(b)))];
-    if (bases.length) (await this.inner.embed(bases)).forEach((v, i) => this.baseVectors.set(bases[i]!, v));
+    if (bases.length)
+      (await this.inner.embed(bases)).forEach((v, i) => {
+        this.baseVectors.set(bases[i]!, v);
+      });
     const real = texts.filter((t) => !this.baseOf.has(t));
     const realVectors = real.length ? await this.inner.embed(real) : [];
     let r = 0;
@@ -69,7 +72,10 @@ function synthesise(data: Dataset, count: number, salt: string): { descriptor: P
     const [id, tool] = tools[i % tools.length]!;
     const variant = `${VARIANT_WORDS[i % VARIANT_WORDS.length]} ${VARIANT_WORDS[Math.floor(i / tools.length) % VARIANT_WORDS.length]}`;
     const pid = `${id.slice(0, 40)}-${salt}${i}`;
-    return { descriptor: toolDescriptor(pid, `${tool.name} ${variant}`, `${tool.description} (${variant} edition ${i})`), base: `${tool.name}. ${tool.description}` };
+    return {
+      descriptor: toolDescriptor(pid, `${tool.name} ${variant}`, `${tool.description} (${variant} edition ${i})`),
+      base: `${tool.name}. ${tool.description}`,
+    };
   });
 }
 
@@ -79,7 +85,8 @@ function promptTokens(hits: { record: PluginHit['record'] }[]): number {
   for (const { record } of hits) {
     const d = record.descriptor;
     chars += d.id.length + d.name.length + d.description.length;
-    for (const c of d.capabilities) chars += c.id.length + c.description.length + c.parameters.reduce((n, p) => n + p.name.length + (p.description?.length ?? 0), 0);
+    for (const c of d.capabilities)
+      chars += c.id.length + c.description.length + c.parameters.reduce((n, p) => n + p.name.length + (p.description?.length ?? 0), 0);
   }
   return Math.round(chars / 4);
 }
@@ -128,7 +135,12 @@ export async function runRetrievalScaleBench(datasetDir: string): Promise<string
         for (const doc of pluginDocuments(descriptor)) baseOf.set(doc.text, base);
         registry.register({ descriptor, owner: 'api' });
       }
-      const hybrid = await createRetrieval({ config: config(url, `bench_scale_${size}`, dataDir), registry, log, embedder: new PerturbingEmbedder(use, baseOf) });
+      const hybrid = await createRetrieval({
+        config: config(url, `bench_scale_${size}`, dataDir),
+        registry,
+        log,
+        embedder: new PerturbingEmbedder(use, baseOf),
+      });
       const t0 = performance.now();
       await hybrid.start();
       const indexS = (performance.now() - t0) / 1000;

@@ -83,7 +83,9 @@ function stop(child: ChildProcess | undefined): Promise<void> {
 }
 
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
 }
 
@@ -219,7 +221,14 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean } 
       }));
       await client.publishAsync(
         topics.register(),
-        JSON.stringify({ id: `big-r${round}`, name: 'Irrigation', description: 'Garden irrigation, 256 zones.', epoch: Date.now(), heartbeat_interval_sec: 3600, capabilities }),
+        JSON.stringify({
+          id: `big-r${round}`,
+          name: 'Irrigation',
+          description: 'Garden irrigation, 256 zones.',
+          epoch: Date.now(),
+          heartbeat_interval_sec: 3600,
+          capabilities,
+        }),
         { qos: 1 },
       );
       const big = await untilIndexed(1000);
@@ -257,7 +266,9 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean } 
       return [labels[name], stats.count, failed, stats.p50, stats.p99, ratio(stats.p50, quiet.p50), ratio(stats.p99, quiet.p99), met];
     });
     const chatStats = summary(chatLatencies);
-    notes.push(`chat round trips (message in -> reply out over MQTT, hybrid retrieval): p50 ${chatStats.p50.toFixed(1)} ms, p99 ${chatStats.p99.toFixed(1)} ms over ${chatStats.count} messages`);
+    notes.push(
+      `chat round trips (message in -> reply out over MQTT, hybrid retrieval): p50 ${chatStats.p50.toFixed(1)} ms, p99 ${chatStats.p99.toFixed(1)} ms over ${chatStats.count} messages`,
+    );
     notes.push(`machine load average (1 min): ${load.map((l) => l.toFixed(2)).join(' at start, ')} at the end`);
     return [
       `### Stall: invoke latency at ${CALLS_PER_SEC} calls/s over HTTP -> MQTT plugin, ${rounds} interleaved rounds`,
@@ -286,7 +297,10 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean } 
 async function registerBurst(client: mqtt.MqttClient, round: number): Promise<void> {
   const THINGS = ['lamp', 'garage door', 'heater', 'sprinkler', 'speaker', 'oven', 'blinds', 'fan', 'kettle', 'doorbell'];
   const ids = Array.from({ length: 150 }, (_, i) => `burst-r${round}-${i}`);
-  await client.subscribeAsync(ids.map((id) => topics.registered(id)), { qos: 1 });
+  await client.subscribeAsync(
+    ids.map((id) => topics.registered(id)),
+    { qos: 1 },
+  );
   const waiting = new Set(ids);
   const acked = new Promise<void>((resolve) => {
     const onAck = (topic: string): void => {

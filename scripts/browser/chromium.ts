@@ -19,7 +19,9 @@ const FLAGS = [
 ];
 
 export function chromiumMissing(): string | undefined {
-  return existsSync(CHROMIUM_PATH) ? undefined : `${CHROMIUM_PATH} not found: install Debian's chromium (apt-get install -y chromium), or set HOMECLAW_CHROMIUM`;
+  return existsSync(CHROMIUM_PATH)
+    ? undefined
+    : `${CHROMIUM_PATH} not found: install Debian's chromium (apt-get install -y chromium), or set HOMECLAW_CHROMIUM`;
 }
 
 /** A headless Chromium; each browser.newContext() is a fresh profile (storage, cookies). */

@@ -182,7 +182,13 @@ export class AuditLog {
 
   status(): { entries: number; buffered: number; written: number; dropped: number; last_failure?: string } {
     const entries = (this.options.db.prepare('SELECT COUNT(*) AS n FROM audit_log').get() as { n: number }).n;
-    return { entries, buffered: this.buffer.length, written: this.written, dropped: this.dropped, ...(this.lastFailure ? { last_failure: this.lastFailure } : {}) };
+    return {
+      entries,
+      buffered: this.buffer.length,
+      written: this.written,
+      dropped: this.dropped,
+      ...(this.lastFailure ? { last_failure: this.lastFailure } : {}),
+    };
   }
 
   /** Records every invocation the bus reports as finished, run or refused, until stop(). */

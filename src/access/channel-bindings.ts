@@ -51,7 +51,9 @@ export class ChannelBindings {
     const configured = this.deps.configured[channel]?.users ?? [];
     const fromCredentials = this.deps.credentialUsers(channel);
     if (configured.length === 0 && fromCredentials.length === 0) return { users: [channel], source: 'the default: the user named like the channel' };
-    const sources = [configured.length > 0 ? `access.channels.${channel}.users` : '', fromCredentials.length > 0 ? `credential ${channel}` : ''].filter(Boolean);
+    const sources = [configured.length > 0 ? `access.channels.${channel}.users` : '', fromCredentials.length > 0 ? `credential ${channel}` : ''].filter(
+      Boolean,
+    );
     return { users: [...new Set([...configured, ...fromCredentials])], source: sources.join(' and ') };
   }
 
@@ -70,7 +72,10 @@ export class ChannelBindings {
     if (publisher?.role !== undefined) return { allowed: false, reason: `a ${publisher.role} login may not send user messages` };
     const configured = this.deps.configured[channel]?.users;
     if (configured && !permits(configured, user_id)) {
-      return { allowed: false, reason: `channel "${channel}" may speak only as ${quoteList(configured)} (access.channels.${channel}.users), not as "${user_id}"` };
+      return {
+        allowed: false,
+        reason: `channel "${channel}" may speak only as ${quoteList(configured)} (access.channels.${channel}.users), not as "${user_id}"`,
+      };
     }
     return { allowed: true };
   }

@@ -5,7 +5,7 @@
 // "none", dynamic registration only) has no secret and relies on PKCE alone.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { guardDiskFull } from '../disk-full.js';
+import { guardDiskFull } from '../kit/disk-full.js';
 import { tokenDigest } from './user-tokens.js';
 
 export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
@@ -106,7 +106,10 @@ export class OAuthClientStore {
   add(input: { name: unknown; redirect_uris: unknown; auth_method?: ClientAuthMethod; source: 'cli' | 'dynamic' }): NewClient {
     const name = typeof input.name === 'string' ? input.name.trim() : '';
     if (input.source === 'cli' && !CLI_NAME.test(name)) {
-      throw new OAuthClientError(`client name must be 1 to 64 letters, digits, spaces, _ . or -, starting with a letter or digit (got ${JSON.stringify(input.name)})`, 400);
+      throw new OAuthClientError(
+        `client name must be 1 to 64 letters, digits, spaces, _ . or -, starting with a letter or digit (got ${JSON.stringify(input.name)})`,
+        400,
+      );
     }
     if (input.source === 'cli' && this.list().some((client) => client.name === name)) {
       throw new OAuthClientError(`a client named "${name}" already exists; remove it first (homeclaw oauth clients remove "${name}")`, 409);
@@ -130,7 +133,15 @@ export class OAuthClientStore {
         .prepare('INSERT INTO oauth_clients (client_id, name, secret_sha256, redirect_uris, auth_method, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
         .run(client_id, stored, secret ? tokenDigest(secret) : null, JSON.stringify(uris), authMethod, input.source, created_at),
     );
-    const client: OAuthClient = { client_id, name: stored, redirect_uris: [...(uris as string[])], auth_method: authMethod, source: input.source, created_at, last_used_at: null };
+    const client: OAuthClient = {
+      client_id,
+      name: stored,
+      redirect_uris: [...(uris as string[])],
+      auth_method: authMethod,
+      source: input.source,
+      created_at,
+      last_used_at: null,
+    };
     return secret ? { client, client_secret: secret } : { client };
   }
 
@@ -145,7 +156,8 @@ export class OAuthClientStore {
     if (byId) return byId;
     const named = this.list().filter((client) => client.name === idOrName);
     if (named.length === 1) return named[0] as OAuthClient;
-    if (named.length > 1) throw new OAuthClientError(`${named.length} clients are named "${idOrName}"; use the client id (${named.map((c) => c.client_id).join(', ')})`, 409);
+    if (named.length > 1)
+      throw new OAuthClientError(`${named.length} clients are named "${idOrName}"; use the client id (${named.map((c) => c.client_id).join(', ')})`, 409);
     throw new OAuthClientError(`no OAuth client "${idOrName}" (homeclaw oauth clients list)`, 404);
   }
 

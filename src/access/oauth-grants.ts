@@ -14,7 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { InvalidGrantError, InvalidScopeError, type OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { verifyChallenge } from 'pkce-challenge';
-import { guardDiskFull } from '../disk-full.js';
+import { guardDiskFull } from '../kit/disk-full.js';
 import type { Principal } from './principal.js';
 import { tokenDigest } from './user-tokens.js';
 
@@ -169,10 +169,31 @@ export class OAuthGrantStore {
           .prepare(
             'INSERT INTO oauth_grants (grant_id, client_id, principal_kind, user_id, approver_kind, approver_user, approver_sha256, scope, resource, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
           )
-          .run(grant_id, input.client_id, input.principal.kind, user, input.approver.kind, approverUser, input.approver_digest, OAUTH_SCOPE, input.resource, now);
+          .run(
+            grant_id,
+            input.client_id,
+            input.principal.kind,
+            user,
+            input.approver.kind,
+            approverUser,
+            input.approver_digest,
+            OAUTH_SCOPE,
+            input.resource,
+            now,
+          );
         this.db
-          .prepare('INSERT INTO oauth_tokens (token_sha256, grant_id, kind, expires_at, redirect_uri, redirect_uri_given, code_challenge) VALUES (?, ?, ?, ?, ?, ?, ?)')
-          .run(tokenDigest(code), grant_id, 'code', now + this.deps.settings.code_ttl_sec * 1000, input.redirect_uri, input.redirect_uri_given ? 1 : 0, input.code_challenge);
+          .prepare(
+            'INSERT INTO oauth_tokens (token_sha256, grant_id, kind, expires_at, redirect_uri, redirect_uri_given, code_challenge) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(
+            tokenDigest(code),
+            grant_id,
+            'code',
+            now + this.deps.settings.code_ttl_sec * 1000,
+            input.redirect_uri,
+            input.redirect_uri_given ? 1 : 0,
+            input.code_challenge,
+          );
       })(),
     );
     this.prune(now);
@@ -186,10 +207,15 @@ export class OAuthGrantStore {
     const { token, grant } = found;
     if (grant.client_id !== clientId) return { ok: false, error: new InvalidGrantError('the authorization code was issued to another client') };
     // Consumed before anything else is checked: whatever happens next, this code never works again.
-    const consumed = this.db.prepare('UPDATE oauth_tokens SET used_at = ? WHERE token_sha256 = ? AND used_at IS NULL').run(this.now(), token.token_sha256).changes === 1;
+    const consumed =
+      this.db.prepare('UPDATE oauth_tokens SET used_at = ? WHERE token_sha256 = ? AND used_at IS NULL').run(this.now(), token.token_sha256).changes === 1;
     if (!consumed) {
       this.revokeGrant(grant.grant_id);
-      return { ok: false, error: new InvalidGrantError('the authorization code was already used; the tokens issued from it are revoked'), revoked: grant.grant_id };
+      return {
+        ok: false,
+        error: new InvalidGrantError('the authorization code was already used; the tokens issued from it are revoked'),
+        revoked: grant.grant_id,
+      };
     }
     if (token.expires_at <= this.now()) return { ok: false, error: new InvalidGrantError('the authorization code expired; authorize again') };
     if (token.redirect_uri_given === 1 ? redirectUri !== token.redirect_uri : redirectUri !== undefined && redirectUri !== token.redirect_uri) {
@@ -219,10 +245,11 @@ export class OAuthGrantStore {
     if (token.used_at !== null) return end('the refresh token was already used (it is replaced at every refresh); the grant is revoked');
     if (token.expires_at <= this.now()) return { ok: false, error: new InvalidGrantError('the refresh token expired; authorize again') };
     if (!this.deps.approverValid(approverOfRow(grant), grant.approver_sha256)) return end('the token that approved this grant is no longer valid');
-    if (scope !== undefined && scope.split(' ').some((item) => item !== '' && item !== grant.scope)) {
+    if (scope?.split(' ').some((item) => item !== '' && item !== grant.scope)) {
       return { ok: false, error: new InvalidScopeError(`only the scope "${grant.scope}" was granted`) };
     }
-    const replaced = this.db.prepare('UPDATE oauth_tokens SET used_at = ? WHERE token_sha256 = ? AND used_at IS NULL').run(this.now(), token.token_sha256).changes === 1;
+    const replaced =
+      this.db.prepare('UPDATE oauth_tokens SET used_at = ? WHERE token_sha256 = ? AND used_at IS NULL').run(this.now(), token.token_sha256).changes === 1;
     if (!replaced) return end('the refresh token was already used (it is replaced at every refresh); the grant is revoked');
     return { ok: true, value: this.issue(grant.grant_id) };
   }

@@ -27,12 +27,7 @@ export function mayClaimPluginId(existingOwner: string, publisher: PublisherIden
     if (publisher === undefined || publisher.role === undefined || publisher.role === 'admin') return true;
     return publisher.role === 'plugin' && (publisher.pluginIds ?? []).includes(pluginId);
   }
-  return (
-    isAnonymousOwner(existingOwner) &&
-    publisher?.role === 'plugin' &&
-    publisher.username !== undefined &&
-    (publisher.pluginIds ?? []).includes(pluginId)
-  );
+  return isAnonymousOwner(existingOwner) && publisher?.role === 'plugin' && publisher.username !== undefined && (publisher.pluginIds ?? []).includes(pluginId);
 }
 
 /** The owner string of a credential, as the registry records MQTT owners. */

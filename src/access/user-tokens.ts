@@ -3,7 +3,7 @@
 // from its hash, and a plain digest lets every request be checked with one indexed lookup.
 import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { guardDiskFull } from '../disk-full.js';
+import { guardDiskFull } from '../kit/disk-full.js';
 import { explainBadUserId, isUserId } from './user-id.js';
 
 /** Recognisable in logs and by secret scanners, and never mistaken for the admin token. */

@@ -1,4 +1,5 @@
-// The one small interface every way of reaching a plugin implements (plan §2, adapters/).
+// The one small interface every way of reaching a plugin implements (one adapter per plugin type);
+// the dispatcher sees only this.
 import type { PluginRecord } from '../registry/record.js';
 import type { CapabilitySpec, PluginRequest, PluginResult, PluginType } from '../protocol/types.js';
 

@@ -3,8 +3,10 @@
 // export object, or methods of an exported class, constructed once with the plugin's init context.
 import type { JsonObject, PluginDescriptor } from '../protocol/types.js';
 import type { BuiltinContext, BuiltinInitContext, RagflowToolMetadata } from './builtin-module.js';
-import { isObject, LoadError } from './builtin-manifest.js';
+import { LoadError } from './builtin-manifest.js';
 import type { LoadedBuiltin } from './inline.js';
+import { errorMessage } from '../kit/error-message.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 type AnyFunction = (...args: unknown[]) => unknown;
 type Constructor = new (...args: unknown[]) => Record<string, unknown>;
@@ -34,14 +36,17 @@ export function findRagflowClass(mod: Record<string, unknown>): Constructor | un
 
 export function ragflowMetadata(cls: Constructor): Record<string, unknown> {
   const statics = cls as unknown as Record<string, unknown>;
-  const getMetadata = typeof statics.getMetadata === 'function' ? (statics.getMetadata as () => unknown).bind(cls) : () => (new cls() as { getMetadata(): unknown }).getMetadata();
+  const getMetadata =
+    typeof statics.getMetadata === 'function'
+      ? (statics.getMetadata as () => unknown).bind(cls)
+      : () => (new cls() as { getMetadata(): unknown }).getMetadata();
   let metadata: unknown;
   try {
     metadata = getMetadata();
   } catch (err) {
-    throw new LoadError(`getMetadata() threw: ${err instanceof Error ? err.message : String(err)}`);
+    throw new LoadError(`getMetadata() threw: ${errorMessage(err)}`);
   }
-  if (!isObject(metadata)) throw new LoadError('getMetadata() must return an object');
+  if (!isPlainObject(metadata)) throw new LoadError('getMetadata() must return an object');
   const version = metadata.version ?? statics._version_ ?? statics.version;
   return { ...(metadata as RagflowToolMetadata), ...(typeof version === 'string' ? { version } : {}) };
 }
@@ -58,7 +63,7 @@ export function bindHandlers(mod: Record<string, unknown>, descriptor: PluginDes
       instances.push(instance);
       return instance;
     } catch (err) {
-      throw new Error(`constructing ${cls.name || 'the plugin class'} failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`constructing ${cls.name || 'the plugin class'} failed: ${errorMessage(err)}`);
     }
   };
   const dispose = async (): Promise<void> => {
@@ -79,7 +84,7 @@ export function bindHandlers(mod: Record<string, unknown>, descriptor: PluginDes
     };
   }
 
-  const defaultObject = isObject(mod.default) ? mod.default : undefined;
+  const defaultObject = isPlainObject(mod.default) ? mod.default : undefined;
   const handlers = new Map<string, AnyFunction>();
   const missing: string[] = [];
   let classInstance: Record<string, unknown> | undefined;

@@ -22,7 +22,6 @@ import {
   ignoredName,
   importModule,
   isDirectory,
-  isObject,
   legacyManifest,
   LoadError,
   looksLikePluginFolder,
@@ -33,6 +32,9 @@ import {
 } from './builtin-manifest.js';
 import { PluginFolderWatcher } from './builtin-watcher.js';
 import { createInlineAdapter, notifyFor, type InlineAdapter, type InlineAdapterOptions, type LoadedBuiltin } from './inline.js';
+import { errorMessage } from '../kit/error-message.js';
+import { isPlainObject } from '../kit/plain-object.js';
+import { formatIssues } from '../kit/format-issues.js';
 
 export { mergeConfig } from './builtin-manifest.js';
 
@@ -85,9 +87,7 @@ export interface BuiltinLoader {
   status(): BuiltinFolderStatus[];
 }
 
-type LoadOutcome =
-  | { ok: true; descriptor: PluginDescriptor; loaded?: LoadedBuiltin }
-  | { ok: false; error: string; plugin_id?: string };
+type LoadOutcome = { ok: true; descriptor: PluginDescriptor; loaded?: LoadedBuiltin } | { ok: false; error: string; plugin_id?: string };
 
 export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoader {
   const log = options.log;
@@ -159,7 +159,7 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
     try {
       outcome = await readPluginFolder(folder);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       outcome = { ok: false, error: message, ...(err instanceof LoadError && err.plugin_id ? { plugin_id: err.plugin_id } : {}) };
     }
     if (stopped) {
@@ -185,7 +185,7 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
     const result = registry.register({ descriptor, owner: BUILTIN_OWNER, state: 'online' });
     if (!result.ok) {
       if (loaded) adapter.uninstall(descriptor.id);
-      const detail = result.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ');
+      const detail = formatIssues(result.errors);
       folders.set(folder, { folder, state: 'error', error: detail, plugin_id: descriptor.id, type: descriptor.type });
       log.error({ folder, plugin_id: descriptor.id, errors: result.errors }, `Failed to register built-in plugin ${descriptor.id}: ${detail}`);
       return;
@@ -209,7 +209,12 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
     const manifestId = idOf(manifest) ?? (manifest ? undefined : idOf(fileConfig));
     const hasJsModule = firstExisting(folder, [...MODULE_FILES, 'index.ts']) !== undefined || existsSync(join(compiledDir, basename(folder), 'index.js'));
     if (options.python?.claims({ folder, manifest, has_js_module: hasJsModule })) {
-      return options.python.load({ folder, manifest, ...(manifestFile ? { manifest_file: manifestFile } : {}), ...(fileConfig ? { file_config: fileConfig } : {}) });
+      return options.python.load({
+        folder,
+        manifest,
+        ...(manifestFile ? { manifest_file: manifestFile } : {}),
+        ...(fileConfig ? { file_config: fileConfig } : {}),
+      });
     }
 
     let raw: Record<string, unknown>;
@@ -231,11 +236,11 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
       runtimeConfig = fileConfig ?? {};
     }
 
-    const declaredConfig = isObject(raw.config) ? raw.config : {};
+    const declaredConfig = isPlainObject(raw.config) ? raw.config : {};
     const config = mergeConfig(mergeConfig(declaredConfig, runtimeConfig), { plugin_dir: folder });
     const normalized = normalizeDescriptor({ ...raw, config }, { source: 'built-in', default_type: 'inline' });
     if (!normalized.ok) {
-      const detail = normalized.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ');
+      const detail = formatIssues(normalized.errors);
       throw new LoadError(`${manifestFile ? basename(manifestFile) : 'plugin metadata'} is invalid: ${detail}`, manifestId);
     }
     const descriptor: PluginDescriptor = {
@@ -245,7 +250,7 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
     };
     if (descriptor.type !== 'inline') {
       const problems = (await options.check_targets?.(descriptor)) ?? [];
-      if (problems.length > 0) throw new LoadError(problems.map((p) => `${p.path}: ${p.message}`).join('; '), descriptor.id);
+      if (problems.length > 0) throw new LoadError(formatIssues(problems), descriptor.id);
       return { ok: true, descriptor };
     }
 
@@ -262,11 +267,9 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
       });
       return { ok: true, descriptor, loaded };
     } catch (err) {
-      throw new LoadError(err instanceof Error ? err.message : String(err), descriptor.id);
+      throw new LoadError(errorMessage(err), descriptor.id);
     }
   }
-
-
 
   function pruneVanished(): void {
     const present = new Set([...folders.values()].map((s) => s.plugin_id).filter((id): id is string => !!id));
@@ -276,7 +279,6 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
       if (outcome.ok) log.info({ plugin_id: record.descriptor.id }, `Removed built-in plugin ${record.descriptor.id}: its folder is gone`);
     }
   }
-
 
   const watcher = new PluginFolderWatcher({ roots, compiledDir, debounce_ms: debounceMs, log, load: loadFolder });
 

@@ -6,6 +6,8 @@ import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { isPluginId } from '../protocol/ids.js';
 import { toJsonValue } from './plugin-result.js';
+import { errorMessage } from '../kit/error-message.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export const MANIFEST_FILES = ['plugin.yaml', 'plugin.yml', 'plugin.json'];
 const CONFIG_FILES = ['config.yml', 'config.yaml'];
@@ -61,10 +63,6 @@ export function idOf(value: Record<string, unknown> | undefined): string | undef
   return typeof id === 'string' && isPluginId(id) ? id : undefined;
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Reads YAML or JSON that must hold a mapping; errors name the file and the line. */
 export function readObjectFile(path: string): Record<string, unknown> {
   const text = readFileSync(path, 'utf8');
@@ -76,7 +74,7 @@ export function readObjectFile(path: string): Record<string, unknown> {
     throw new LoadError(`${basename(path)} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${message}`);
   }
   if (value === null || value === undefined) return {};
-  if (!isObject(value)) throw new LoadError(`${basename(path)} must hold a mapping (key: value pairs)`);
+  if (!isPlainObject(value)) throw new LoadError(`${basename(path)} must hold a mapping (key: value pairs)`);
   return value;
 }
 
@@ -94,8 +92,11 @@ export function legacyManifest(fileConfig: Record<string, unknown>): { raw: Reco
   }
   // Legacy `parameters` are either parameter specs (a list) or default values (a mapping).
   const parameters = Array.isArray(fileConfig.parameters) ? fileConfig.parameters : [];
-  if (isObject(fileConfig.parameters)) {
-    runtimeConfig.default_parameters = { ...fileConfig.parameters, ...(isObject(runtimeConfig.default_parameters) ? runtimeConfig.default_parameters : {}) };
+  if (isPlainObject(fileConfig.parameters)) {
+    runtimeConfig.default_parameters = {
+      ...fileConfig.parameters,
+      ...(isPlainObject(runtimeConfig.default_parameters) ? runtimeConfig.default_parameters : {}),
+    };
   }
   // Without a parameter list the normaliser's single-entry-point capability "run" (user_input) fits.
   if (parameters.length > 0) raw.capabilities = [{ id: 'run', name: String(fileConfig.name ?? id), description, parameters }];
@@ -107,9 +108,9 @@ export function mergeConfig(base: Record<string, unknown>, overlay: Record<strin
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(overlay)) {
     const current = merged[key];
-    if ((key === 'capabilities' || key === 'default_parameters') && isObject(current) && isObject(value)) {
+    if ((key === 'capabilities' || key === 'default_parameters') && isPlainObject(current) && isPlainObject(value)) {
       const inner: Record<string, unknown> = { ...current };
-      for (const [k, v] of Object.entries(value)) inner[k] = isObject(inner[k]) && isObject(v) ? { ...inner[k], ...v } : v;
+      for (const [k, v] of Object.entries(value)) inner[k] = isPlainObject(inner[k]) && isPlainObject(v) ? { ...inner[k], ...v } : v;
       merged[key] = inner;
     } else {
       merged[key] = value;
@@ -136,7 +137,12 @@ export function resolveModuleFile(folder: string, declared: string | undefined, 
 }
 
 /** Imports a plugin module; the mtime query makes a reload use the new code rather than the cached module. */
-export async function importModule(folder: string, declared: string | undefined, compiledDir: string, importTimeoutMs: number): Promise<Record<string, unknown>> {
+export async function importModule(
+  folder: string,
+  declared: string | undefined,
+  compiledDir: string,
+  importTimeoutMs: number,
+): Promise<Record<string, unknown>> {
   const file = resolveModuleFile(folder, declared, compiledDir);
   // Why not "?v=": vite (vitest) strips that query as its own version hash, so reloads would be cached.
   const url = `${pathToFileURL(file).href}?mtime=${Math.floor(statSync(file).mtimeMs)}`;
@@ -151,7 +157,7 @@ export async function importModule(folder: string, declared: string | undefined,
     if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && file.endsWith('.ts')) {
       throw new Error(`${file} is TypeScript and has not been compiled: run "npm run build" (expected ${join(compiledDir, basename(folder), 'index.js')})`);
     }
-    throw new Error(`importing ${file} failed: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`importing ${file} failed: ${errorMessage(err)}`);
   } finally {
     clearTimeout(timer);
   }

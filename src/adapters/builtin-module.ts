@@ -60,7 +60,7 @@ export type BuiltinReturn =
 
 export type BuiltinHandler = (params: JsonObject, ctx: BuiltinContext) => Promise<BuiltinReturn> | BuiltinReturn;
 
-/** RAGFlow dialect metadata (seed 002): a tool name, a description and a parameter map. */
+/** RAGFlow dialect metadata (a RAGFlow plugin class's): a tool name, a description and a parameter map. */
 export interface RagflowToolMetadata {
   name: string;
   description: string;

@@ -3,6 +3,7 @@
 // token, the LLM key, the broker password), so a child never inherits it: it gets only what a program
 // needs to run in this place and language, plus exactly what its manifest's `env` sets.
 import type { JsonValue } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
@@ -16,10 +17,7 @@ export const INHERITED_VARIABLES = ['PATH', 'HOME', 'LANG', 'TZ'] as const;
  * Builds a child's environment: the inherited variables present in `parent`, then the manifest's `env`
  * (strings as they are, numbers and booleans as text, objects as JSON; null leaves a variable unset).
  */
-export function buildChildEnv(
-  manifestEnv: Record<string, JsonValue | undefined> | undefined,
-  parent: NodeJS.ProcessEnv = process.env,
-): Record<string, string> {
+export function buildChildEnv(manifestEnv: Record<string, JsonValue | undefined> | undefined, parent: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of INHERITED_VARIABLES) {
     const value = parent[name];
@@ -37,7 +35,7 @@ export function buildChildEnv(
 
 /** The manifest's `config.env` when it is an object, else nothing. */
 export function manifestEnvOf(value: JsonValue | undefined): Record<string, JsonValue> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  return isPlainObject(value) ? value : undefined;
 }
 
 export interface ChildEnvReport {

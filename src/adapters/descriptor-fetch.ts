@@ -7,6 +7,8 @@
 import { parse as parseYaml } from 'yaml';
 import { guardedFetch, TargetRefusedError } from './guarded-fetch.js';
 import type { SelfTargetGuard } from './self-target.js';
+import { errorMessage } from '../kit/error-message.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export interface DescriptorFetchLimits {
   /** The whole exchange: connecting, redirects, headers and body. */
@@ -39,13 +41,18 @@ export class DescriptorFetcher {
     } catch {
       return { ok: false, error: `descriptor_url ${JSON.stringify(url)} is not a URL` };
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, error: `descriptor_url must be http or https, not ${parsed.protocol}` };
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      return { ok: false, error: `descriptor_url must be http or https, not ${parsed.protocol}` };
     if (parsed.username || parsed.password) return { ok: false, error: 'descriptor_url must not carry a user name or password: the Core sends no credentials' };
     const shown = parsed.toString();
     const signal = AbortSignal.timeout(this.limits.timeout_ms);
     try {
       // Only these headers: no Authorization, cookie or token of the Core ever goes to a device's URL.
-      const response = await guardedFetch(shown, { method: 'GET', headers: { accept: 'application/json, application/yaml;q=0.9, text/plain;q=0.5' }, signal }, this.guard);
+      const response = await guardedFetch(
+        shown,
+        { method: 'GET', headers: { accept: 'application/json, application/yaml;q=0.9, text/plain;q=0.5' }, signal },
+        this.guard,
+      );
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
         return { ok: false, error: `fetching ${shown} answered HTTP ${response.status}` };
@@ -105,8 +112,11 @@ function parseDocument(text: string, kind: 'json' | 'yaml' | 'plain', shown: str
   } catch (error) {
     return { ok: false, error: `${shown} is not valid ${kind === 'json' ? 'JSON' : kind === 'yaml' ? 'YAML' : 'JSON or YAML'}${whereItFailed(error)}` };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, error: `${shown} holds ${Array.isArray(value) ? 'a list' : value === null || value === undefined ? 'nothing' : `a ${typeof value}`}, not a descriptor object` };
+  if (!isPlainObject(value)) {
+    return {
+      ok: false,
+      error: `${shown} holds ${Array.isArray(value) ? 'a list' : value === null || value === undefined ? 'nothing' : `a ${typeof value}`}, not a descriptor object`,
+    };
   }
   return { ok: true, document: value as Record<string, unknown> };
 }
@@ -116,7 +126,7 @@ function parseDocument(text: string, kind: 'json' | 'yaml' | 'plain', shown: str
  * of whatever it pointed at (a page on the LAN) must not travel back in the nack.
  */
 function whereItFailed(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const position = /position (\d+)/.exec(message) ?? /at line (\d+), column (\d+)/.exec(message);
   if (!position) return '';
   return position.length === 3 ? ` (line ${position[1]}, column ${position[2]})` : ` (at character ${position[1]})`;
@@ -127,5 +137,5 @@ function causeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (cause && typeof cause.code === 'string') return cause.code;
   if (cause && typeof cause.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

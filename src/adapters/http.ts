@@ -1,4 +1,4 @@
-// The adapter for plugins that run their own HTTP server (type 'http', seed 001 §5.4). Two ways in:
+// The adapter for plugins that run their own HTTP server (type 'http'). Two ways in:
 // POST the whole PluginRequest to base_url + path (default /run), or, when a capability declares its
 // own REST method + path, call that with the parameters (GET/DELETE: query string, else JSON body).
 // Liveness: health_check_url is polled (health-poller.ts); the dispatcher's signal aborts slow calls.
@@ -12,6 +12,9 @@ import { guardedFetch, TargetRefusedError } from './guarded-fetch.js';
 import { createHealthPoller, type HealthPoller } from '../liveness/health-poller.js';
 import type { SelfTargetGuard } from './self-target.js';
 import { clip, failure, parseTextualAnswer, tryParseJson } from './plugin-result.js';
+import { errorMessage } from '../kit/error-message.js';
+import { isPlainObject } from '../kit/plain-object.js';
+import { formatIssues } from '../kit/format-issues.js';
 
 export interface HttpAdapterOptions {
   registry: RegistryApi;
@@ -59,7 +62,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
     try {
       prepared = prepare(record, capability, request);
     } catch (err) {
-      return failure(request, err instanceof Error ? err.message : String(err), err instanceof PathParameterError ? 'invalid_params' : 'adapter_error');
+      return failure(request, errorMessage(err), err instanceof PathParameterError ? 'invalid_params' : 'adapter_error');
     }
     let response: Response;
     try {
@@ -106,7 +109,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
       const problems = await options.guard.descriptorProblems(record.descriptor);
       if (problems.length > 0) {
         poller.unwatch(id);
-        const reason = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+        const reason = formatIssues(problems);
         log.error({ plugin_id: id, problems }, 'http plugin targets the Core itself; not used');
         registry.setState(id, 'error', reason);
         return;
@@ -154,7 +157,7 @@ function joinUrl(base: string, path: string): string {
 
 function stringHeaders(value: unknown): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return headers;
+  if (!isPlainObject(value)) return headers;
   for (const [key, v] of Object.entries(value)) if (typeof v === 'string') headers[key.toLowerCase()] = v;
   return headers;
 }
@@ -274,7 +277,7 @@ function describeNetworkError(url: string, err: unknown): string {
   if (codes.includes('ECONNREFUSED')) return `connection refused at ${url}`;
   if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN')) return `host not found for ${url}`;
   const cause = (err as { cause?: unknown }).cause;
-  const message = cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err);
+  const message = cause instanceof Error ? cause.message : errorMessage(err);
   return `could not reach ${url}: ${message}${codes.length ? ` (${codes[0]})` : ''}`;
 }
 

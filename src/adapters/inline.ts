@@ -9,6 +9,7 @@ import type { AdapterCall, HealthReport, PluginAdapter } from './adapter.js';
 import type { BuiltinContext, BuiltinNotification, BuiltinNotify, BuiltinNotifyOutcome } from './builtin-module.js';
 import type { PluginRecord } from '../registry/record.js';
 import { coerceResult, failure } from './plugin-result.js';
+import { errorMessage } from '../kit/error-message.js';
 
 /** One loaded built-in: its handlers keyed by capability id. */
 export interface LoadedBuiltin {
@@ -82,7 +83,7 @@ export function createInlineAdapter(options: InlineAdapterOptions): InlineAdapte
         const value = await loaded.call(capability.id, request.parameters, ctx);
         return coerceResult(request, value);
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         ctx.log.warn({ err }, 'built-in plugin handler threw');
         return failure(request, `built-in plugin ${pluginId} failed in ${capability.id}: ${message}`, 'plugin_error');
       }

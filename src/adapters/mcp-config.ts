@@ -9,7 +9,7 @@ export type McpTransportConfig =
 
 export interface McpPluginSettings {
   connection: McpTransportConfig;
-  /** The seed's single-tool form: the one tool that receives the whole PluginRequest. */
+  /** The single-tool form: the one tool that receives the whole PluginRequest. */
   single_tool?: string;
 }
 
@@ -76,7 +76,7 @@ export function readMcpConfig(config: PluginConfig): McpConfigOutcome {
     };
   }
   if (rawTransport === 'sse' || rawTransport === 'streamable-http' || rawTransport === 'http') {
-    // The seed calls the SSE address base_url; accept both spellings.
+    // HomeClaw manifests call the SSE address base_url; accept both spellings.
     const url = httpUrl(config.url ?? config.base_url);
     if (typeof url !== 'string') return { ok: false, error: url.error };
     const headers = stringRecord(config.headers, 'config.headers');

@@ -6,13 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AdapterCall, HealthReport } from './adapter.js';
 import type { Logger } from '../log.js';
 import type { JsonValue, PluginResult } from '../protocol/types.js';
@@ -22,6 +16,9 @@ import { McpStdioClientTransport } from './mcp-stdio-transport.js';
 import { callResultText } from './mcp-call-result.js';
 import { singleToolArguments, type ToolCatalog } from './mcp-tools.js';
 import { catalogOfTools, listAllTools } from './mcp-tool-listing.js';
+import { errorMessage } from '../kit/error-message.js';
+import { formatIssues } from '../kit/format-issues.js';
+import { packageVersion } from '../kit/package-version.js';
 
 export interface BackoffSettings {
   initial_ms: number;
@@ -54,12 +51,8 @@ interface Session {
   lost?: string;
 }
 
-const CLIENT_INFO = { name: 'homeclaw-bus', version: '0.1.0' };
+const CLIENT_INFO = { name: 'homeclaw-bus', version: packageVersion() };
 const GARBAGE_LOG_EVERY = 100;
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export class McpConnection {
   private session: Session | undefined;
@@ -267,7 +260,10 @@ export class McpConnection {
     const previous = record?.descriptor.capabilities ?? [];
     const single = this.deps.settings.single_tool;
     const previousSingle = session.catalog?.single_tool;
-    const catalog = catalogOfTools({ tools, previous, ...(single ? { configured_single: single } : {}), ...(previousSingle ? { previous_single: previousSingle } : {}) }, listing);
+    const catalog = catalogOfTools(
+      { tools, previous, ...(single ? { configured_single: single } : {}), ...(previousSingle ? { previous_single: previousSingle } : {}) },
+      listing,
+    );
     session.catalog = catalog;
     if (!record) return;
     if (catalog.capabilities.length === 0) {
@@ -284,7 +280,7 @@ export class McpConnection {
     });
     if (!outcome.ok) {
       this.deps.log.error({ plugin_id: this.pluginId, errors: outcome.errors }, 'registry refused the capabilities listed by the MCP server');
-      throw new Error(`registry refused the MCP tool list: ${outcome.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
+      throw new Error(`registry refused the MCP tool list: ${formatIssues(outcome.errors)}`);
     }
     this.deps.log.info({ plugin_id: this.pluginId, capabilities: catalog.capabilities.length }, 'MCP tools listed into capabilities');
   }

@@ -145,7 +145,7 @@ export class McpStdioClientTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve, reject) => {
       const stdin = this.child?.stdin;
-      if (!stdin || !stdin.writable || this.exited) {
+      if (!stdin?.writable || this.exited) {
         reject(new Error('MCP server is not running'));
         return;
       }

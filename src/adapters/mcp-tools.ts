@@ -4,7 +4,16 @@
 // deterministically and the adapter keeps the capability id → tool name map.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { PARAMETER_TYPES, type CapabilitySpec, type JsonObject, type JsonValue, type ParameterSpec, type ParameterType, type PluginRequest } from '../protocol/types.js';
+import {
+  PARAMETER_TYPES,
+  type CapabilitySpec,
+  type JsonObject,
+  type JsonValue,
+  type ParameterSpec,
+  type ParameterType,
+  type PluginRequest,
+} from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 const CAPABILITY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
@@ -25,7 +34,7 @@ function shortHash(text: string): string {
 
 /** Drops anything that is not plain JSON (functions, undefined, cycles are impossible from JSON-RPC). */
 export function toJsonObject(value: unknown): JsonObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  if (!isPlainObject(value)) return {};
   return JSON.parse(JSON.stringify(value)) as JsonObject;
 }
 
@@ -121,7 +130,7 @@ export function catalogFromTools(tools: Tool[], previous: CapabilitySpec[]): Too
 }
 
 /**
- * The seed's single-tool form: the plugin is one capability named after the tool, whose parameters are
+ * The single-tool form (config.single_tool): the plugin is one capability named after the tool, whose parameters are
  * the ones the manifest declared (the tool's own schema describes the request envelope, not them).
  */
 export function catalogForSingleTool(tool: Tool, previous: CapabilitySpec[]): ToolCatalog {
@@ -147,16 +156,28 @@ export function catalogForSingleTool(tool: Tool, previous: CapabilitySpec[]): To
 }
 
 const REQUEST_FIELDS = new Set([
-  'request_id', 'plugin_id', 'capability_id', 'parameters', 'deadline', 'user_input', 'user_id', 'user_name',
-  'channel_name', 'channel_type', 'app_id', 'session_id', 'chat_context', 'metadata',
+  'request_id',
+  'plugin_id',
+  'capability_id',
+  'parameters',
+  'deadline',
+  'user_input',
+  'user_id',
+  'user_name',
+  'channel_name',
+  'channel_type',
+  'app_id',
+  'session_id',
+  'chat_context',
+  'metadata',
 ]);
 
-/** The seed's name for the one tool of a single-tool server. */
+/** The conventional name of the one tool of a single-tool server (it receives the whole PluginRequest). */
 export const SINGLE_TOOL_NAME = 'handle_request';
 
 /**
  * A tool whose arguments are the PluginRequest itself: it takes user_input, and every property it
- * declares is a PluginRequest field or the seed's `context` (the recent conversation).
+ * declares is a PluginRequest field or `context` (the recent conversation).
  */
 function takesPluginRequest(inputSchema: JsonObject): boolean {
   const properties = isJsonObject(inputSchema.properties) ? Object.keys(inputSchema.properties) : [];
@@ -190,7 +211,7 @@ export function singleToolArguments(inputSchema: JsonObject, request: PluginRequ
     return { [first]: wantsString ? JSON.stringify(request) : request };
   }
   const all: Record<string, unknown> = { ...request };
-  // The seed's example tool takes {user_input, context}: the context is the recent conversation.
+  // A single-tool server's tool commonly takes {user_input, context}: the context is the recent conversation.
   if ('context' in properties && request.chat_context !== undefined) all['context'] = request.chat_context;
   if (inputSchema.additionalProperties === false) {
     for (const key of Object.keys(all)) if (!(key in properties)) delete all[key];

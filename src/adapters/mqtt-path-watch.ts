@@ -43,7 +43,7 @@ export class MqttPathWatch {
   private onDisconnect(clientId: string, subscriptions: readonly string[]): void {
     for (const pluginId of this.servedPlugins(subscriptions)) {
       const record = this.deps.registry.get(pluginId);
-      if (!record || record.descriptor.type !== 'mqtt' || (record.state !== 'online' && record.state !== 'stale')) continue;
+      if (record?.descriptor.type !== 'mqtt' || (record.state !== 'online' && record.state !== 'stale')) continue;
       if (this.deps.bus.hasSubscribers?.(topics.invoke(pluginId), servesInvokes) !== false) continue;
       this.deps.log.warn({ plugin_id: pluginId, client: clientId }, 'the connection serving the plugin closed; marking it offline');
       this.deps.registry.setState(pluginId, 'offline', `its MQTT connection (client ${clientId}) closed`);

@@ -51,7 +51,11 @@ export class ReferenceRegistrations {
     if (forbidden) errors.push({ path: '/id', message: `this client's credentials do not allow the plugin id "${rawId}"` });
     if (errors.length > 0 || !isPluginId(rawId)) return this.deps.reject(rawId, errors, message, forbidden);
     if (!this.deps.fetcher) {
-      return this.deps.reject(rawId, [{ path: '/descriptor_url', message: 'registration by reference is not available on this Core; send the descriptor itself' }], message);
+      return this.deps.reject(
+        rawId,
+        [{ path: '/descriptor_url', message: 'registration by reference is not available on this Core; send the descriptor itself' }],
+        message,
+      );
     }
     const pending = this.fetching.get(rawId);
     if (pending) {
@@ -61,7 +65,11 @@ export class ReferenceRegistrations {
       return;
     }
     if (this.running >= MAX_RUNNING && this.waiting.length >= MAX_WAITING) {
-      return this.deps.reject(rawId, [{ path: '/descriptor_url', message: `the Core is fetching ${MAX_RUNNING + MAX_WAITING} descriptors already; try again in a few seconds` }], message);
+      return this.deps.reject(
+        rawId,
+        [{ path: '/descriptor_url', message: `the Core is fetching ${MAX_RUNNING + MAX_WAITING} descriptors already; try again in a few seconds` }],
+        message,
+      );
     }
     const entry: Pending = { message, body };
     this.fetching.set(rawId, entry);
@@ -80,7 +88,11 @@ export class ReferenceRegistrations {
     }
     const claimed = claimedPluginId(fetched.document);
     if (claimed !== null && claimed !== rawId) {
-      return this.deps.reject(rawId, [{ path: '/descriptor_url', message: `the descriptor at ${url} is for plugin "${claimed}", not "${rawId}"` }], entry.message);
+      return this.deps.reject(
+        rawId,
+        [{ path: '/descriptor_url', message: `the descriptor at ${url} is for plugin "${claimed}", not "${rawId}"` }],
+        entry.message,
+      );
     }
     // Liveness comes from the device's message, never from the document.
     const { epoch: _epoch, heartbeat_interval_sec: _interval, descriptor_url: _url, ...descriptor } = fetched.document;

@@ -14,6 +14,9 @@ import type { PluginResult } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import { whenAborted, type AdapterCall, type PluginAdapter } from './adapter.js';
 import { mqttRequestPayload } from './mqtt-request.js';
+import { errorMessage } from '../kit/error-message.js';
+import { formatIssues } from '../kit/format-issues.js';
+import { RecentIds } from '../kit/recent-ids.js';
 
 interface Pending {
   plugin_id: string;
@@ -35,9 +38,7 @@ const RECENT_LIMIT = 10_000;
 export class MqttAdapter implements PluginAdapter {
   readonly type = 'mqtt' as const;
   private readonly pending = new Map<string, Pending>();
-  private readonly recent = new Set<string>();
-  private readonly recentRing: (string | undefined)[] = new Array<string | undefined>(RECENT_LIMIT);
-  private recentNext = 0;
+  private readonly recent = new RecentIds(RECENT_LIMIT);
   private unsubscribe: (() => Promise<void>) | undefined;
   private stopWatchingConnection: (() => void) | undefined;
   readonly counters = { dropped_unknown: 0, dropped_late: 0, rejected_foreign: 0, invalid: 0 };
@@ -71,7 +72,7 @@ export class MqttAdapter implements PluginAdapter {
       this.pending.set(request.request_id, { plugin_id: record.descriptor.id, owner: record.owner, resolve });
       whenAborted(call, () => {
         // The dispatcher has already answered the caller; forget the request so a late result is dropped.
-        if (this.pending.delete(request.request_id)) this.remember(request.request_id);
+        if (this.pending.delete(request.request_id)) this.recent.add(request.request_id);
       });
     });
     const topic = topics.invoke(record.descriptor.id);
@@ -89,19 +90,24 @@ export class MqttAdapter implements PluginAdapter {
         await bus.publish(topic, payload, { qos: 1 });
       }
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (err instanceof PacketTooLargeError) return this.endUnsent(call, result, { error: `request to plugin ${record.descriptor.id}: ${message}`, error_code: 'invalid_params' });
+      const message = errorMessage(err);
+      if (err instanceof PacketTooLargeError)
+        return this.endUnsent(call, result, { error: `request to plugin ${record.descriptor.id}: ${message}`, error_code: 'invalid_params' });
       return this.endUnsent(call, result, { error: `could not send the request to plugin ${record.descriptor.id}: ${message}`, error_code: 'adapter_error' });
     }
     return result;
   }
 
   /** A call whose request did not reach the plugin ends with this failure (unless something ended it first). */
-  private endUnsent(call: AdapterCall, result: Promise<PluginResult>, failure: Pick<PluginResult, 'error' | 'error_code'>): Promise<PluginResult> | PluginResult {
+  private endUnsent(
+    call: AdapterCall,
+    result: Promise<PluginResult>,
+    failure: Pick<PluginResult, 'error' | 'error_code'>,
+  ): Promise<PluginResult> | PluginResult {
     const { request_id } = call.request;
     // Unless the connection-lost handler already answered it, the call ends with this failure.
     if (!this.pending.delete(request_id)) return result;
-    this.remember(request_id);
+    this.recent.add(request_id);
     return { request_id, plugin_id: call.record.descriptor.id, success: false, ...failure };
   }
 
@@ -164,7 +170,7 @@ export class MqttAdapter implements PluginAdapter {
         request_id: requestId,
         plugin_id: pending.plugin_id,
         success: false,
-        error: `plugin sent an invalid result: ${valid.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`,
+        error: `plugin sent an invalid result: ${formatIssues(valid.errors)}`,
         error_code: 'plugin_error',
       });
       return;
@@ -179,18 +185,8 @@ export class MqttAdapter implements PluginAdapter {
 
   private settle(requestId: string, pending: Pending, result: PluginResult): void {
     this.pending.delete(requestId);
-    this.remember(requestId);
-    pending.resolve(result);
-  }
-
-  private remember(requestId: string): void {
-    // A ring of ids beside the set: evicting the oldest stays O(1) (deleting a Set's first entry again and
-    // again makes V8 skip ever more tombstones).
-    const evicted = this.recentRing[this.recentNext];
-    if (evicted !== undefined) this.recent.delete(evicted);
-    this.recentRing[this.recentNext] = requestId;
-    this.recentNext = (this.recentNext + 1) % RECENT_LIMIT;
     this.recent.add(requestId);
+    pending.resolve(result);
   }
 
   async stop(): Promise<void> {

@@ -2,6 +2,7 @@
 // its manifest names in `config.config_file` (a path inside the folder), else config.yml or config.yaml.
 import { existsSync, statSync } from 'node:fs';
 import { join, relative, resolve, isAbsolute } from 'node:path';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export const DEFAULT_CONFIG_FILES = ['config.yml', 'config.yaml'];
 
@@ -9,7 +10,7 @@ export type ConfigFileChoice = { ok: true; path: string | undefined } | { ok: fa
 
 export function pluginConfigFile(folder: string, manifest: Record<string, unknown> | undefined): ConfigFileChoice {
   const config = manifest?.config;
-  const declared = typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>).config_file : undefined;
+  const declared = isPlainObject(config) ? config.config_file : undefined;
   if (declared === undefined || declared === null) {
     return { ok: true, path: DEFAULT_CONFIG_FILES.map((name) => join(folder, name)).find((path) => existsSync(path)) };
   }

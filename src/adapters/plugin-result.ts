@@ -2,6 +2,7 @@
 // request_id and plugin_id always come from the request, never from the plugin: a plugin cannot
 // answer for another call.
 import type { ErrorCode, JsonObject, JsonValue, PluginRequest, PluginResult } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export function failure(request: PluginRequest, error: string, error_code: ErrorCode): PluginResult {
   return { request_id: request.request_id, plugin_id: request.plugin_id, success: false, error, error_code };
@@ -22,11 +23,9 @@ export function toJsonValue(value: unknown): JsonValue | undefined {
   }
 }
 
-const RESULT_KEYS = ['success', 'text', 'error', 'data', 'ask_user', 'missing_parameters'] as const;
-
 /** True when an object looks like a (partial) PluginResult rather than arbitrary data. */
 export function looksLikeResult(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (!isPlainObject(value)) return false;
   const record = value as Record<string, unknown>;
   if (typeof record.success === 'boolean') return true;
   return typeof record.text === 'string' || typeof record.error === 'string';
@@ -61,7 +60,7 @@ export function coerceResult(request: PluginRequest, value: unknown): PluginResu
     result.missing_parameters = value.missing_parameters.filter((name): name is string => typeof name === 'string');
   }
   const metadata = toJsonValue(value.metadata);
-  if (metadata !== undefined && typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)) {
+  if (isPlainObject(metadata)) {
     result.metadata = metadata as JsonObject;
   }
   return result;

@@ -79,7 +79,10 @@ export class SelfTargetGuard {
     if (schemePort === undefined) return undefined;
     const port = url.port ? Number(url.port) : schemePort;
     if (port !== corePort) return undefined;
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+    const host = url.hostname
+      .replace(/^\[(.*)\]$/, '$1')
+      .replace(/\.$/, '')
+      .toLowerCase();
     const reason = `${url.origin} is the Core's own HTTP API (this machine, port ${corePort}); a plugin may not call the Core itself`;
     if (isIP(host)) return this.isThisMachine(host) ? reason : undefined;
     if (LOOPBACK_NAMES.test(host)) return reason;
@@ -97,10 +100,13 @@ export class SelfTargetGuard {
     if (descriptor.type === 'http') {
       add('/config/base_url', config.base_url);
       add('/config/path', config.path);
-      descriptor.capabilities.forEach((capability, index) => add(`/capabilities/${index}/path`, capability.path));
+      descriptor.capabilities.forEach((capability, index) => {
+        add(`/capabilities/${index}/path`, capability.path);
+      });
     } else if (descriptor.type === 'mcp') {
       const mcp = readMcpConfig(config);
-      if (mcp.ok && mcp.settings.connection.transport !== 'stdio') add(config.url !== undefined ? '/config/url' : '/config/base_url', mcp.settings.connection.url);
+      if (mcp.ok && mcp.settings.connection.transport !== 'stdio')
+        add(config.url !== undefined ? '/config/url' : '/config/base_url', mcp.settings.connection.url);
     }
     const problems: ValidationIssue[] = [];
     for (const { path, url } of targets) {

@@ -1,4 +1,4 @@
-// The adapter for plugins that are a command (type 'subprocess', seed 001 §5.3): one process per
+// The adapter for plugins that are a command (type 'subprocess'): one process per
 // call, one PluginRequest JSON line on stdin, one PluginResult on stdout. The process runs in its own
 // process group so that at the deadline (or on shutdown) the whole tree is killed, grandchildren too.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -9,6 +9,7 @@ import type { PluginResult } from '../protocol/types.js';
 import type { AdapterCall, PluginAdapter } from './adapter.js';
 import { buildChildEnv, manifestEnvOf } from './child-env.js';
 import { clip, failure, looksLikeResult, parseTextualAnswer, textResult, tryParseJson, coerceResult } from './plugin-result.js';
+import { errorMessage } from '../kit/error-message.js';
 
 export interface SubprocessAdapterOptions {
   log: Logger;
@@ -56,7 +57,12 @@ export function createSubprocessAdapter(options: SubprocessAdapterOptions): Subp
     if (!command) return Promise.resolve(failure(request, `plugin ${id} has no config.command`, 'adapter_error'));
     const args = Array.isArray(config.args) ? config.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))) : [];
     const pluginDir = typeof config.plugin_dir === 'string' ? config.plugin_dir : undefined;
-    const cwd = typeof config.cwd === 'string' ? (isAbsolute(config.cwd) || !pluginDir ? resolve(config.cwd) : resolve(pluginDir, config.cwd)) : (pluginDir ?? process.cwd());
+    const cwd =
+      typeof config.cwd === 'string'
+        ? isAbsolute(config.cwd) || !pluginDir
+          ? resolve(config.cwd)
+          : resolve(pluginDir, config.cwd)
+        : (pluginDir ?? process.cwd());
     if (!isDirectory(cwd)) return Promise.resolve(failure(request, `plugin ${id}: working directory not found: ${cwd}`, 'adapter_error'));
     // Never the Core's own environment: it holds the Core's secrets.
     const env = buildChildEnv(manifestEnvOf(config.env));
@@ -75,7 +81,7 @@ export function createSubprocessAdapter(options: SubprocessAdapterOptions): Subp
       try {
         child = spawn(command, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
       } catch (err) {
-        resolvePromise(failure(request, `plugin ${id}: could not start ${command}: ${err instanceof Error ? err.message : String(err)}`, 'adapter_error'));
+        resolvePromise(failure(request, `plugin ${id}: could not start ${command}: ${errorMessage(err)}`, 'adapter_error'));
         return;
       }
 
@@ -109,7 +115,9 @@ export function createSubprocessAdapter(options: SubprocessAdapterOptions): Subp
       signal.addEventListener('abort', onAbort, { once: true });
 
       const collect = (target: Buffer[], which: 'stdout' | 'stderr') => (chunk: Buffer) => {
-        const size = which === 'stdout' ? (stdoutBytes += chunk.length) : (stderrBytes += chunk.length);
+        if (which === 'stdout') stdoutBytes += chunk.length;
+        else stderrBytes += chunk.length;
+        const size = which === 'stdout' ? stdoutBytes : stderrBytes;
         if (size > maxBytes) {
           if (!killedFor) {
             killedFor = { why: `it wrote more than ${maxBytes} bytes to ${which}`, code: 'plugin_error' };
@@ -189,7 +197,10 @@ export function createSubprocessAdapter(options: SubprocessAdapterOptions): Subp
 function findExecutable(command: string, pluginDir: string | undefined): string | undefined {
   const candidates = command.includes('/')
     ? [isAbsolute(command) ? command : resolve(pluginDir ?? process.cwd(), command)]
-    : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+    : (process.env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, command));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -209,7 +220,10 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** Turns a finished process's output into a result (seed 001 §5.3, issue 3 item 4). */
+/**
+ * Turns a finished process's output into a result: stdout as one PluginResult JSON (else its last line,
+ * a plugin may log before it answers); no output, or raw text from a failed process, is a plugin_error.
+ */
 function interpret(
   request: AdapterCall['request'],
   id: string,
@@ -226,7 +240,10 @@ function interpret(
   // The whole stdout as JSON, else its last line (a plugin may log before it answers).
   let answer = tryParseJson(out);
   if (!answer.ok) {
-    const lines = out.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = out
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     const last = lines[lines.length - 1];
     if (last) {
       const parsed = tryParseJson(last);

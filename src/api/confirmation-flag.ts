@@ -3,9 +3,7 @@
 // keeps it as a parameter; its callers confirm with the query form.
 import type { CapabilitySpec, JsonObject } from '../protocol/types.js';
 
-export type ConfirmationFlag =
-  | { ok: true; confirmed: boolean; parameters: JsonObject }
-  | { ok: false; path: string; error: string };
+export type ConfirmationFlag = { ok: true; confirmed: boolean; parameters: JsonObject } | { ok: false; path: string; error: string };
 
 const QUERY_VALUES: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
 

@@ -63,9 +63,7 @@ export function startEventFeed(deps: EventFeedDeps): EventFeed {
   };
   const { events } = deps.registry;
   const offs = [
-    events.on('plugin.registered', ({ record }) =>
-      publish('registry', { type: 'plugin.registered', plugin_id: record.descriptor.id, state: record.state }),
-    ),
+    events.on('plugin.registered', ({ record }) => publish('registry', { type: 'plugin.registered', plugin_id: record.descriptor.id, state: record.state })),
     events.on('plugin.updated', ({ record }) => publish('registry', { type: 'plugin.updated', plugin_id: record.descriptor.id, state: record.state })),
     events.on('plugin.removed', ({ record }) => publish('registry', { type: 'plugin.removed', plugin_id: record.descriptor.id })),
     events.on('plugin.health', ({ record, previous_state }) =>
@@ -78,8 +76,7 @@ export function startEventFeed(deps: EventFeedDeps): EventFeed {
       }),
     ),
   ];
-  const invocationFinished = (record: InvocationRecord): void =>
-    publish('invocation', { type: 'invocation.finished', ...record }, publishInvocations);
+  const invocationFinished = (record: InvocationRecord): void => publish('invocation', { type: 'invocation.finished', ...record }, publishInvocations);
   const invocationRefused = (record: InvocationRecord): void => publish('invocation', { type: 'invocation.refused', ...record }, publishInvocations);
   if (deps.events) {
     offs.push(deps.events.on('invocation.finished', ({ record, refused }) => (refused ? invocationRefused(record) : invocationFinished(record))));

@@ -22,6 +22,7 @@ export interface IngressAuth {
 }
 
 const INGRESS_PATH = /^\/[A-Za-z0-9._~/-]{0,255}$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is this pattern's job.
 const PRINTABLE = /^[^\u0000-\u001f\u007f]{1,256}$/;
 
 /** IPv4 peers of a dual-stack socket appear as ::ffff:a.b.c.d. */

@@ -16,8 +16,12 @@
 // validates every call against the plugin's original schema, so nothing loosened here is let through.
 // Where JSON Schema allows "any value", the schema says string: the converter's own default.
 import type { JsonObject, JsonValue } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 type Schema = JsonObject;
+
+/** Schemas arrive as parsed JSON: any plain object among them is read as a schema. */
+const isSchema = (value: unknown): value is Schema => isPlainObject(value);
 type TypeName = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
 
 const TYPES: readonly TypeName[] = ['string', 'integer', 'number', 'boolean', 'object', 'array'];
@@ -30,10 +34,6 @@ interface Context {
   refs: string[];
   depth: number;
   budget: { left: number };
-}
-
-function isObject(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The schema as offered over MCP: always `type: object` at the top. */
@@ -70,10 +70,10 @@ function resolvePointer(ref: string, root: Schema): Schema | undefined {
       return undefined;
     }
     if (Array.isArray(current)) current = current[Number(part)];
-    else if (isObject(current)) current = current[part];
+    else if (isSchema(current)) current = current[part];
     else return undefined;
   }
-  return isObject(current) ? current : typeof current === 'boolean' ? {} : undefined;
+  return isSchema(current) ? current : typeof current === 'boolean' ? {} : undefined;
 }
 
 /** One schema node → its portable form (a schema that only allows null reads as a nullable string). */
@@ -85,7 +85,7 @@ function convert(input: unknown, context: Context): Schema {
 /** Like convert, but a null-only schema stays `type: null` so that unions can fold it into `nullable`. */
 function node(input: unknown, context: Context): Schema {
   context.budget.left -= 1;
-  const schema: Schema = isObject(input) ? input : {};
+  const schema: Schema = isSchema(input) ? input : {};
   if (context.budget.left <= 0 || context.depth > MAX_DEPTH) return openPlaceholder(guessType(schema) ?? 'object', schema);
   const inner: Context = { ...context, depth: context.depth + 1 };
 
@@ -100,14 +100,14 @@ function node(input: unknown, context: Context): Schema {
   if (Array.isArray(schema.allOf)) {
     const { allOf, ...rest } = schema;
     if (allOf.length === 0) return node(rest, inner);
-    return intersect(allOf.map((part) => convert(isObject(part) ? { ...rest, ...part } : rest, inner)));
+    return intersect(allOf.map((part) => convert(isSchema(part) ? { ...rest, ...part } : rest, inner)));
   }
   const union = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
   if (union) {
     const { anyOf: _a, oneOf: _o, ...rest } = schema;
     if (union.length === 0) return node(rest, inner);
     // The node's own keywords apply to every branch (e.g. an object whose anyOf only lists required sets).
-    return unite(union.map((branch) => node(isObject(branch) ? { ...rest, ...branch } : rest, inner)));
+    return unite(union.map((branch) => node(isSchema(branch) ? { ...rest, ...branch } : rest, inner)));
   }
   if (Array.isArray(schema.type)) {
     const { type: types, ...rest } = schema;
@@ -189,7 +189,7 @@ function typed(schema: Schema, type: TypeName, context: Context): Schema {
 
 function objectSchema(schema: Schema, out: Schema, context: Context): Schema {
   const properties: Schema = {};
-  if (isObject(schema.properties)) {
+  if (isSchema(schema.properties)) {
     for (const [name, value] of Object.entries(schema.properties)) {
       if (value === false) continue; // a property that may never appear
       properties[name] = convert(value, context);
@@ -211,7 +211,7 @@ function arraySchema(schema: Schema, out: Schema, context: Context): Schema {
   const parts: unknown[] = [];
   if (Array.isArray(schema.prefixItems)) parts.push(...schema.prefixItems);
   if (Array.isArray(schema.items)) parts.push(...schema.items);
-  else if (isObject(schema.items)) parts.push(schema.items);
+  else if (isSchema(schema.items)) parts.push(schema.items);
   const items = parts.map((part) => convert(part, context));
   out.items = items.length === 0 ? { type: 'string' } : unite(items);
   return out;
@@ -284,13 +284,13 @@ function mergeSameType(group: Schema[]): Schema {
     const names = uniqueJson(group.flatMap((s) => Object.keys(s.properties as Schema))) as string[];
     const properties: Schema = {};
     for (const name of names) {
-      properties[name] = unite(group.map((s) => (s.properties as Schema)[name]).filter(isObject));
+      properties[name] = unite(group.map((s) => (s.properties as Schema)[name]).filter(isSchema));
     }
     out.properties = properties;
     // A key is required only if every alternative requires it.
     const required = names.filter((name) => group.every((s) => Array.isArray(s.required) && s.required.includes(name)));
     if (required.length > 0) out.required = required;
-    out.additionalProperties = group.every((s) => s.additionalProperties === false) ? false : true;
+    out.additionalProperties = !group.every((s) => s.additionalProperties === false);
   }
   return out;
 }
@@ -301,13 +301,14 @@ function intersect(parts: Schema[]): Schema {
   if (objects.length < parts.length || objects.length === 0) return parts.length === 1 ? (parts[0] as Schema) : unite(parts);
   const out: Schema = { type: 'object', ...firstCommon(parts) };
   const byName = new Map<string, Schema[]>();
-  for (const part of objects) for (const [name, value] of Object.entries(part.properties as Schema)) byName.set(name, [...(byName.get(name) ?? []), value as Schema]);
+  for (const part of objects)
+    for (const [name, value] of Object.entries(part.properties as Schema)) byName.set(name, [...(byName.get(name) ?? []), value as Schema]);
   const properties: Schema = {};
   for (const [name, schemas] of byName) properties[name] = unite(schemas);
   out.properties = properties;
   const required = uniqueJson(objects.flatMap((part) => (Array.isArray(part.required) ? part.required : []))) as string[];
   if (required.length > 0) out.required = required;
-  out.additionalProperties = objects.every((part) => part.additionalProperties === false) ? false : true;
+  out.additionalProperties = !objects.every((part) => part.additionalProperties === false);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // an MCP client as structuredContent (MCP clients reject structured content that does not match).
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { JsonObject, JsonValue } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 const CACHE_LIMIT = 2000;
 
@@ -13,7 +14,7 @@ export class OutputSchemaCheck {
 
   /** undefined when the data fits, else a one-line explanation. */
   problem(schema: JsonObject, data: JsonValue | undefined): string | undefined {
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) return 'the result has no structured object data';
+    if (!isPlainObject(data)) return 'the result has no structured object data';
     const key = JSON.stringify(schema);
     let validate = this.cache.get(key);
     if (!validate) {

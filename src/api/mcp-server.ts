@@ -13,6 +13,8 @@ import { readConfirmation } from './confirmation-flag.js';
 import { OutputSchemaCheck } from './mcp-output-check.js';
 import { portableInputSchema } from './mcp-input-schema.js';
 import { buildToolCatalog, InputSchemaCache, type CatalogEntry, type CatalogScope } from './mcp-tool-catalog.js';
+import { isPlainObject } from '../kit/plain-object.js';
+import { packageVersion } from '../kit/package-version.js';
 
 /** The retrieval room's search tool, offered beside the plugin tools. */
 export interface FindPluginsTool {
@@ -48,7 +50,7 @@ export interface McpSessionServer {
   close(): Promise<void>;
 }
 
-const SERVER_INFO = { name: 'homeclaw-bus', version: '0.1.0' };
+const SERVER_INFO = { name: 'homeclaw-bus', version: packageVersion() };
 const LIST_CHANGED_DEBOUNCE_MS = 50;
 
 function errorResult(text: string): CallToolResult {
@@ -56,7 +58,7 @@ function errorResult(text: string): CallToolResult {
 }
 
 function toJsonObject(value: unknown): JsonObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  if (!isPlainObject(value)) return {};
   return JSON.parse(JSON.stringify(value)) as JsonObject;
 }
 
@@ -100,7 +102,9 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
   const access = deps.access;
   // A user's session lists only what the user's policy lets them reach; calls are checked again by the dispatcher.
   const scope: CatalogScope = {
-    ...(access && userId !== undefined ? { visible: (pluginId: string, capability: CapabilitySpec) => access.decide(userId, pluginId, capability.id).allowed } : {}),
+    ...(access && userId !== undefined
+      ? { visible: (pluginId: string, capability: CapabilitySpec) => access.decide(userId, pluginId, capability.id).allowed }
+      : {}),
     ...(access ? { requiresConfirmation: (pluginId: string, capability: CapabilitySpec) => access.requiresConfirmation(pluginId, capability) } : {}),
   };
   const searchScope =
@@ -109,7 +113,11 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
       : {};
 
   const findPluginsTool: Tool | undefined = deps.findPlugins
-    ? { name: deps.findPlugins.name, description: deps.findPlugins.description, inputSchema: portableInputSchema(deps.findPlugins.inputSchema) as Tool['inputSchema'] }
+    ? {
+        name: deps.findPlugins.name,
+        description: deps.findPlugins.description,
+        inputSchema: portableInputSchema(deps.findPlugins.inputSchema) as Tool['inputSchema'],
+      }
     : undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
@@ -131,7 +139,12 @@ export function createMcpSessionServer(deps: McpServerDeps, sessionId?: string):
       }
     }
     // Not scoped: a hidden tool is still called through the dispatcher, whose policy check answers forbidden.
-    const entry = buildToolCatalog(deps.registry, log, { ...(scope.requiresConfirmation ? { requiresConfirmation: scope.requiresConfirmation } : {}) }, inputSchemas).get(name);
+    const entry = buildToolCatalog(
+      deps.registry,
+      log,
+      { ...(scope.requiresConfirmation ? { requiresConfirmation: scope.requiresConfirmation } : {}) },
+      inputSchemas,
+    ).get(name);
     if (!entry) return errorResult(`unknown tool "${name}" (it may belong to a plugin that is not online; list the tools again)`);
     const flag = readConfirmation(args, {}, entry.capability);
     if (!flag.ok) return errorResult(`[invalid_params] ${flag.error}`);

@@ -20,6 +20,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.js';
 import { adminTokenPath } from './admin-token.js';
+import { packageVersion } from '../kit/package-version.js';
 
 export interface McpStdioProxyOptions {
   /** The Core's base URL (http://127.0.0.1:8765) or its full /mcp URL. */
@@ -39,7 +40,7 @@ export interface McpStdioProxy {
   close(): Promise<void>;
 }
 
-const SERVER_INFO = { name: 'homeclaw-bus', version: '0.1.0' };
+const SERVER_INFO = { name: 'homeclaw-bus', version: packageVersion() };
 
 export interface ProxySettings {
   url: string;

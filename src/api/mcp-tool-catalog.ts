@@ -37,7 +37,10 @@ export function mcpToolName(pluginId: string, capabilityId: string): string {
  * `c`, plugin `a` with capability `b__c`): each gets a hash of its exact pair, so neither hides the other.
  */
 export function disambiguatedToolName(pluginId: string, capabilityId: string): string {
-  const hash = createHash('sha256').update(JSON.stringify([pluginId, capabilityId])).digest('hex').slice(0, 8);
+  const hash = createHash('sha256')
+    .update(JSON.stringify([pluginId, capabilityId]))
+    .digest('hex')
+    .slice(0, 8);
   return `${mcpToolName(pluginId, capabilityId).slice(0, MCP_TOOL_NAME_MAX - hash.length - 1)}_${hash}`;
 }
 

@@ -9,7 +9,13 @@ const error = (name: string): JsonObject => ({ $ref: `#/components/responses/${n
 const body = (schema: JsonObject): JsonObject => ({ required: true, content: json(schema) });
 const op = (operationId: string, summary: string, tags: string[], rest: JsonObject): JsonObject => ({ operationId, summary, tags, ...rest });
 const pathParameter = (name: string, description: string, schema: JsonObject): JsonObject => ({ name, in: 'path', required: true, description, schema });
-const query = (name: string, description: string, schema: JsonObject = { type: 'string' }): JsonObject => ({ name, in: 'query', required: false, description, schema });
+const query = (name: string, description: string, schema: JsonObject = { type: 'string' }): JsonObject => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
 
 const USER_ID = { type: 'string', pattern: '^[A-Za-z0-9_.@-]{1,128}$' };
 const NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' };
@@ -37,12 +43,19 @@ export function accessSchemas(): Record<string, JsonObject> {
     NewUserToken: {
       type: 'object',
       required: ['user_id', 'token'],
-      properties: { user_id: USER_ID, token: { type: 'string', description: 'Shown once; only its SHA-256 is stored. Send as "Authorization: Bearer <token>".' } },
+      properties: {
+        user_id: USER_ID,
+        token: { type: 'string', description: 'Shown once; only its SHA-256 is stored. Send as "Authorization: Bearer <token>".' },
+      },
     },
     CredentialRemoved: {
       type: 'object',
       required: ['name', 'removed', 'disconnected'],
-      properties: { name: NAME, removed: { const: true }, disconnected: { type: 'integer', minimum: 0, description: 'Live MQTT sessions closed (embedded broker).' } },
+      properties: {
+        name: NAME,
+        removed: { const: true },
+        disconnected: { type: 'integer', minimum: 0, description: 'Live MQTT sessions closed (embedded broker).' },
+      },
     },
     RotatedCredential: {
       type: 'object',

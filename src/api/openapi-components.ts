@@ -79,7 +79,7 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         'with the adapter type (default http). http plugins need config.base_url (or the top-level base_url shorthand; ' +
         'HomeClaw registrations also health_check_url); subprocess plugins config.command (and args); mcp plugins ' +
         'config.command (stdio) or config.transport sse | streamable-http with config.url. A missing one is named in problems. ' +
-        "mqtt: a device registered once by an administrator that then only heartbeats; it waits offline until the first " +
+        'mqtt: a device registered once by an administrator that then only heartbeats; it waits offline until the first ' +
         'heartbeat of a client allowed the id, which then owns it.',
       properties: {
         ...registerProperties,
@@ -94,6 +94,7 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         config: protocolRef('descriptor', '/$defs/plugin_config'),
       },
       if: { properties: { type: { const: 'subprocess' } }, required: ['type'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
       then: { required: ['config'], properties: { config: { required: ['command'] } } },
     },
     RegisterPluginResponse: {
@@ -258,7 +259,11 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller'] },
         plugin_ids: { type: 'array', items: { type: 'string' }, description: 'Plugin ids a plugin credential may act for; default [name].' },
         channels: { type: 'array', items: { type: 'string' }, description: 'Channels a channel credential may act for; default [name].' },
-        users: { type: 'array', items: { type: 'string' }, description: 'Users a channel credential may speak as ("*": anyone); default [name]. Channel credentials only.' },
+        users: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Users a channel credential may speak as ("*": anyone); default [name]. Channel credentials only.',
+        },
       },
     },
     NewCredential: {
@@ -332,7 +337,10 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         llm: { type: 'object' },
         builtins: { type: 'array', items: { type: 'object' } },
         python: { type: 'object', description: 'Python plugin hosts: per file under embedded_plugins/, its plugin ids, host pids and load errors.' },
-        access: { type: 'object', description: 'Who can speak as whom: mode (anonymous-loopback, anonymous-lan, credentials, external-broker) and a plain note.' },
+        access: {
+          type: 'object',
+          description: 'Who can speak as whom: mode (anonymous-loopback, anonymous-lan, credentials, external-broker) and a plain note.',
+        },
       },
     },
     Liveness: {
@@ -372,7 +380,12 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
 export function openApiSchemas(): Record<string, JsonObject> {
   const components: Record<string, JsonObject> = {};
   for (const [name, schema] of Object.entries(allProtocolSchemas()) as [SchemaName, JsonObject][]) components[name] = protocolComponent(name, schema);
-  const http = { ...httpSchemas(components['descriptor'] as JsonObject, components['register'] as JsonObject), ...accessSchemas(), ...dashboardSchemas(), ...frontDoorSchemas() };
+  const http = {
+    ...httpSchemas(components['descriptor'] as JsonObject, components['register'] as JsonObject),
+    ...accessSchemas(),
+    ...dashboardSchemas(),
+    ...frontDoorSchemas(),
+  };
   for (const name of Object.keys(http)) {
     if (name in components) throw new Error(`OpenAPI component ${name} is defined twice`);
   }

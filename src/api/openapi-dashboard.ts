@@ -75,13 +75,18 @@ export function dashboardPaths(): Record<string, JsonObject> {
       get: op('getDashboard', 'The web dashboard (no token: the page asks for one)', ['meta'], {
         security: [],
         responses: {
-          '200': { description: 'The dashboard page; its scripts and styles are under /assets/ (content-hashed, cached for a year).', content: { 'text/html': { schema: { type: 'string' } } } },
+          '200': {
+            description: 'The dashboard page; its scripts and styles are under /assets/ (content-hashed, cached for a year).',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
           '503': { description: 'The dashboard is not built (run npm run build).', content: { 'text/plain': { schema: { type: 'string' } } } },
         },
       }),
     },
     '/api/whoami': {
-      get: op('whoami', 'Who this token (or ingress session) acts as', ['meta'], { responses: { '200': ok('The principal.', ref('Whoami')), '401': error('Unauthorized') } }),
+      get: op('whoami', 'Who this token (or ingress session) acts as', ['meta'], {
+        responses: { '200': ok('The principal.', ref('Whoami')), '401': error('Unauthorized') },
+      }),
     },
     '/api/events': {
       get: op('streamEvents', 'The observer events (the MQTT events topics) as server-sent events', ['meta'], {
@@ -96,11 +101,15 @@ export function dashboardPaths(): Record<string, JsonObject> {
       }),
     },
     '/api/audit/last': {
-      get: op('getLastOutcomes', 'The newest audit entry of each plugin', ['admin'], { responses: { '200': ok('One entry per plugin, newest first.', ref('AuditList')), ...standard } }),
+      get: op('getLastOutcomes', 'The newest audit entry of each plugin', ['admin'], {
+        responses: { '200': ok('One entry per plugin, newest first.', ref('AuditList')), ...standard },
+      }),
     },
     '/api/plugins/{id}/capabilities': {
       get: op('getPluginCapabilities', "A plugin's capabilities with their parameter JSON Schemas", ['plugins'], {
-        parameters: [{ name: 'id', in: 'path', required: true, description: 'The plugin id.', schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' } }],
+        parameters: [
+          { name: 'id', in: 'path', required: true, description: 'The plugin id.', schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' } },
+        ],
         responses: { '200': ok('The capabilities.', ref('PluginCapabilities')), ...standard, '404': error('NotFound') },
       }),
     },

@@ -28,15 +28,32 @@ export function frontDoorSchemas(): Record<string, JsonObject> {
         },
       },
     },
-    OpenAiModel: { type: 'object', required: ['id', 'object', 'created', 'owned_by'], properties: { id: { const: 'homeclaw' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: str } },
-    OpenAiModelList: { type: 'object', required: ['object', 'data'], properties: { object: { const: 'list' }, data: { type: 'array', items: ref('OpenAiModel') } } },
+    OpenAiModel: {
+      type: 'object',
+      required: ['id', 'object', 'created', 'owned_by'],
+      properties: { id: { const: 'homeclaw' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: str },
+    },
+    OpenAiModelList: {
+      type: 'object',
+      required: ['object', 'data'],
+      properties: { object: { const: 'list' }, data: { type: 'array', items: ref('OpenAiModel') } },
+    },
     ChatCompletionRequest: {
       type: 'object',
       required: ['model', 'messages'],
-      description: 'OpenAI chat completion request. Sampling options are ignored; tools and tool messages are ignored (see the x-homeclaw-note response header).',
+      description:
+        'OpenAI chat completion request. Sampling options are ignored; tools and tool messages are ignored (see the x-homeclaw-note response header).',
       properties: {
         model: { const: 'homeclaw' },
-        messages: { type: 'array', minItems: 1, items: { type: 'object', required: ['role'], properties: { role: { enum: ['system', 'developer', 'user', 'assistant', 'tool', 'function'] }, content: {} } } },
+        messages: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            required: ['role'],
+            properties: { role: { enum: ['system', 'developer', 'user', 'assistant', 'tool', 'function'] }, content: {} },
+          },
+        },
         stream: { type: 'boolean' },
         stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
         user: { type: 'string', description: 'The HomeClaw user (openai_endpoint.user_field: user) or the client conversation id (user_field: conversation).' },
@@ -56,7 +73,11 @@ export function frontDoorSchemas(): Record<string, JsonObject> {
           items: {
             type: 'object',
             required: ['index', 'message', 'finish_reason'],
-            properties: { index: { type: 'integer' }, message: { type: 'object', required: ['role', 'content'], properties: { role: { const: 'assistant' }, content: str } }, finish_reason: { const: 'stop' } },
+            properties: {
+              index: { type: 'integer' },
+              message: { type: 'object', required: ['role', 'content'], properties: { role: { const: 'assistant' }, content: str } },
+              finish_reason: { const: 'stop' },
+            },
           },
         },
         usage: { type: 'object', required: ['prompt_tokens', 'completion_tokens', 'total_tokens'] },
@@ -94,7 +115,8 @@ export function frontDoorPaths(): Record<string, JsonObject> {
         requestBody: { required: true, content: json(ref('ChatCompletionRequest')) },
         responses: {
           '200': {
-            description: 'A chat completion, or with stream: true server-sent chat.completion.chunk events ending with data: [DONE]. Headers: x-homeclaw-session, x-homeclaw-kind, x-homeclaw-note.',
+            description:
+              'A chat completion, or with stream: true server-sent chat.completion.chunk events ending with data: [DONE]. Headers: x-homeclaw-session, x-homeclaw-kind, x-homeclaw-note.',
             content: { ...json(ref('ChatCompletion')), 'text/event-stream': { schema: str } },
           },
           '400': openAiError('Invalid request (the parameter is named).'),
@@ -107,7 +129,9 @@ export function frontDoorPaths(): Record<string, JsonObject> {
       }),
     },
     '/v1/models': {
-      get: op('listModels', 'OpenAI-compatible model list: homeclaw (user tokens allowed)', ['openai'], { responses: { '200': ok('The models.', ref('OpenAiModelList')), '401': openAiError('Wrong or missing API key.') } }),
+      get: op('listModels', 'OpenAI-compatible model list: homeclaw (user tokens allowed)', ['openai'], {
+        responses: { '200': ok('The models.', ref('OpenAiModelList')), '401': openAiError('Wrong or missing API key.') },
+      }),
     },
     '/v1/models/{model}': {
       get: op('retrieveModel', 'One model (user tokens allowed)', ['openai'], {
@@ -116,22 +140,39 @@ export function frontDoorPaths(): Record<string, JsonObject> {
       }),
     },
     '/.well-known/oauth-authorization-server': {
-      get: op('oauthServerMetadata', 'Authorization server metadata (RFC 8414)', ['oauth'], { ...publicOp, responses: { '200': ok('The metadata.', anyObject) } }),
+      get: op('oauthServerMetadata', 'Authorization server metadata (RFC 8414)', ['oauth'], {
+        ...publicOp,
+        responses: { '200': ok('The metadata.', anyObject) },
+      }),
     },
     '/.well-known/oauth-protected-resource': {
-      get: op('oauthResourceMetadataRoot', 'Protected resource metadata of /mcp (RFC 9728), root URL', ['oauth'], { ...publicOp, responses: { '200': ok('The metadata.', anyObject) } }),
+      get: op('oauthResourceMetadataRoot', 'Protected resource metadata of /mcp (RFC 9728), root URL', ['oauth'], {
+        ...publicOp,
+        responses: { '200': ok('The metadata.', anyObject) },
+      }),
     },
     '/.well-known/oauth-protected-resource/mcp': {
-      get: op('oauthResourceMetadata', 'Protected resource metadata of /mcp (RFC 9728)', ['oauth'], { ...publicOp, responses: { '200': ok('The metadata.', anyObject) } }),
+      get: op('oauthResourceMetadata', 'Protected resource metadata of /mcp (RFC 9728)', ['oauth'], {
+        ...publicOp,
+        responses: { '200': ok('The metadata.', anyObject) },
+      }),
     },
     '/oauth/authorize': {
       get: op('oauthAuthorize', 'Authorization endpoint: the consent page (code flow with PKCE S256)', ['oauth'], {
         ...publicOp,
-        responses: { '200': html('The consent page.'), '302': { description: 'Back to the client with error=... (after its client and redirect URI were checked).' }, '400': html('Unknown client or unregistered redirect URI: an error page, no redirect.') },
+        responses: {
+          '200': html('The consent page.'),
+          '302': { description: 'Back to the client with error=... (after its client and redirect URI were checked).' },
+          '400': html('Unknown client or unregistered redirect URI: an error page, no redirect.'),
+        },
       }),
       post: op('oauthConsent', 'The consent form: a user token or the admin token approves', ['oauth'], {
         ...publicOp,
-        requestBody: form({ type: 'object', required: ['client_id', 'token', 'decision'], properties: { token: str, act_as: str, decision: { enum: ['allow', 'deny'] } } }),
+        requestBody: form({
+          type: 'object',
+          required: ['client_id', 'token', 'decision'],
+          properties: { token: str, act_as: str, decision: { enum: ['allow', 'deny'] } },
+        }),
         responses: {
           '302': { description: 'Back to the client with code, state and iss (or error=access_denied).' },
           '400': html('A bad request: an error page.'),
@@ -144,28 +185,61 @@ export function frontDoorPaths(): Record<string, JsonObject> {
     '/oauth/token': {
       post: op('oauthToken', 'Token endpoint: authorization_code (with PKCE) and refresh_token (rotated)', ['oauth'], {
         ...publicOp,
-        requestBody: form({ type: 'object', required: ['grant_type'], properties: { grant_type: { enum: ['authorization_code', 'refresh_token'] }, code: str, code_verifier: str, redirect_uri: str, refresh_token: str, client_id: str, client_secret: str, resource: str } }),
-        responses: { '200': ok('New tokens.', ref('OAuthTokenResponse')), '400': oauthError('invalid_request, invalid_grant, unsupported_grant_type, invalid_target...'), '401': oauthError('invalid_client.') },
+        requestBody: form({
+          type: 'object',
+          required: ['grant_type'],
+          properties: {
+            grant_type: { enum: ['authorization_code', 'refresh_token'] },
+            code: str,
+            code_verifier: str,
+            redirect_uri: str,
+            refresh_token: str,
+            client_id: str,
+            client_secret: str,
+            resource: str,
+          },
+        }),
+        responses: {
+          '200': ok('New tokens.', ref('OAuthTokenResponse')),
+          '400': oauthError('invalid_request, invalid_grant, unsupported_grant_type, invalid_target...'),
+          '401': oauthError('invalid_client.'),
+        },
       }),
     },
     '/oauth/revoke': {
       post: op('oauthRevoke', 'Revocation (RFC 7009): the grant of the token ends', ['oauth'], {
         ...publicOp,
         requestBody: form({ type: 'object', required: ['token'], properties: { token: str, token_type_hint: str } }),
-        responses: { '200': { description: 'Revoked (also for an unknown token).' }, '400': oauthError('A token of another client.'), '401': oauthError('invalid_client.') },
+        responses: {
+          '200': { description: 'Revoked (also for an unknown token).' },
+          '400': oauthError('A token of another client.'),
+          '401': oauthError('invalid_client.'),
+        },
       }),
     },
     '/oauth/register': {
       post: op('oauthRegister', 'Dynamic client registration (RFC 7591), when oauth.dynamic_registration is on', ['oauth'], {
         ...publicOp,
         requestBody: { required: true, content: json(anyObject) },
-        responses: { '201': ok('The client, with its secret (never expires).', anyObject), '400': oauthError('invalid_client_metadata or invalid_redirect_uri.'), '403': oauthError('Registration is off, or too many clients.') },
+        responses: {
+          '201': ok('The client, with its secret (never expires).', anyObject),
+          '400': oauthError('invalid_client_metadata or invalid_redirect_uri.'),
+          '403': oauthError('Registration is off, or too many clients.'),
+        },
       }),
     },
     '/api/oauth/clients': {
-      get: op('listOAuthClients', 'OAuth clients (never their secrets)', ['admin'], { responses: { '200': ok('Every client.', { type: 'object', required: ['clients'], properties: { clients: { type: 'array', items: ref('OAuthClient') } } }), ...standard } }),
+      get: op('listOAuthClients', 'OAuth clients (never their secrets)', ['admin'], {
+        responses: {
+          '200': ok('Every client.', { type: 'object', required: ['clients'], properties: { clients: { type: 'array', items: ref('OAuthClient') } } }),
+          ...standard,
+        },
+      }),
       post: op('addOAuthClient', 'Add an OAuth client; its secret is shown once', ['admin'], {
-        requestBody: { required: true, content: json({ type: 'object', required: ['name', 'redirect_uris'], properties: { name: str, redirect_uris: { type: 'array', items: str } } }) },
+        requestBody: {
+          required: true,
+          content: json({ type: 'object', required: ['name', 'redirect_uris'], properties: { name: str, redirect_uris: { type: 'array', items: str } } }),
+        },
         responses: { '201': ok('The client with its secret.', ref('OAuthClient')), ...standard, '409': error('Conflict') },
       }),
     },
@@ -176,12 +250,18 @@ export function frontDoorPaths(): Record<string, JsonObject> {
       }),
     },
     '/api/oauth/grants': {
-      get: op('listOAuthGrants', 'Live OAuth grants: client, who they act as, who approved them', ['admin'], { responses: { '200': ok('Every grant.', anyObject), ...standard } }),
+      get: op('listOAuthGrants', 'Live OAuth grants: client, who they act as, who approved them', ['admin'], {
+        responses: { '200': ok('Every grant.', anyObject), ...standard },
+      }),
     },
     '/api/oauth/tokens/revoke': {
       post: op('revokeOAuthTokens', 'End OAuth grants by client, by user, or all', ['admin'], {
         requestBody: { required: true, content: json({ type: 'object', properties: { client: str, user_id: str, all: { type: 'boolean' } } }) },
-        responses: { '200': ok('How many grants ended.', { type: 'object', required: ['revoked'], properties: { revoked: { type: 'integer' } } }), ...standard, '404': error('NotFound') },
+        responses: {
+          '200': ok('How many grants ended.', { type: 'object', required: ['revoked'], properties: { revoked: { type: 'integer' } } }),
+          ...standard,
+          '404': error('NotFound'),
+        },
       }),
     },
   };

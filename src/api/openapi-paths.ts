@@ -61,7 +61,10 @@ export function corePaths(): Record<string, JsonObject> {
           'The Prometheus text exposition format (version 0.0.4). Takes the admin token or metrics.token (HOMECLAW_METRICS_TOKEN), ' +
           'which opens this route only. Absent (404) when metrics.enabled is false.',
         responses: {
-          '200': { description: 'Every metric with its HELP and TYPE lines.', content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } } },
+          '200': {
+            description: 'Every metric with its HELP and TYPE lines.',
+            content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },
+          },
           '401': error('Unauthorized'),
         },
       }),
@@ -79,7 +82,11 @@ export function corePaths(): Record<string, JsonObject> {
     '/api/plugins/{id}': {
       get: operation('getPlugin', 'One plugin in canonical form', ['plugins'], {
         parameters: [pluginId],
-        responses: { '200': ok('The canonical descriptor with its state; secrets redacted.', ref('PluginView')), '401': error('Unauthorized'), '404': error('NotFound') },
+        responses: {
+          '200': ok('The canonical descriptor with its state; secrets redacted.', ref('PluginView')),
+          '401': error('Unauthorized'),
+          '404': error('NotFound'),
+        },
       }),
     },
     '/api/plugins/register': {
@@ -115,7 +122,13 @@ export function corePaths(): Record<string, JsonObject> {
         parameters: [
           { name: 'q', in: 'query', required: true, description: 'What the plugin should do.', schema: { type: 'string' } },
           { name: 'k', in: 'query', required: false, description: 'How many plugins (1-50; larger is clamped).', schema: { type: 'integer', minimum: 1 } },
-          { name: 'include_unroutable', in: 'query', required: false, description: 'Include stale and offline plugins.', schema: { enum: ['true', '1', 'false', '0'] } },
+          {
+            name: 'include_unroutable',
+            in: 'query',
+            required: false,
+            description: 'Include stale and offline plugins.',
+            schema: { enum: ['true', '1', 'false', '0'] },
+          },
         ],
         responses: { '200': ok('The ranked plugins.', ref('SearchResult')), ...standardErrors },
       }),
@@ -130,7 +143,13 @@ export function corePaths(): Record<string, JsonObject> {
         parameters: [
           pluginId,
           pathParameter('tool', 'The capability id.', protocolRef('common', '/$defs/capability_id')),
-          { name: 'confirmed', in: 'query', required: false, description: 'Confirms a capability that requires confirmation (also "confirmed": true in the body).', schema: { enum: ['true', '1', 'false', '0'] } },
+          {
+            name: 'confirmed',
+            in: 'query',
+            required: false,
+            description: 'Confirms a capability that requires confirmation (also "confirmed": true in the body).',
+            schema: { enum: ['true', '1', 'false', '0'] },
+          },
         ],
         requestBody: { required: false, content: json(ref('ToolParameters')) },
         responses: {
@@ -229,4 +248,3 @@ export function errorResponses(): JsonObject {
   ];
   return Object.fromEntries(entries.map(([name, description]) => [name, { description, content: json(ref('ErrorBody')) }]));
 }
-

@@ -15,6 +15,7 @@ import { openApiSchemas } from './openapi-components.js';
 import { dashboardPaths } from './openapi-dashboard.js';
 import { frontDoorPaths } from './openapi-front-doors.js';
 import { corePaths, errorResponses } from './openapi-paths.js';
+import { packageVersion } from '../kit/package-version.js';
 
 export interface OpenApiOptions {
   /** info.version; default the package version. */
@@ -86,7 +87,8 @@ function parameterGroup(parameters: Parameter[], where: string, schemas: Record<
   const list = parameters.filter((p) => p.in === where);
   if (list.length === 0) return undefined;
   const properties: JsonObject = {};
-  for (const p of list) properties[p.name] = { ...inlineRef(p.schema ?? { type: 'string' }, schemas), ...(p.description ? { description: p.description } : {}) };
+  for (const p of list)
+    properties[p.name] = { ...inlineRef(p.schema ?? { type: 'string' }, schemas), ...(p.description ? { description: p.description } : {}) };
   return { type: 'object', properties, required: list.filter((p) => p.required).map((p) => p.name) };
 }
 
@@ -103,10 +105,16 @@ function routeSchemaOf(pathItem: JsonObject, operation: JsonObject, schemas: Rec
   }
   const requestBody = operation['requestBody'] as JsonObject | undefined;
   const schema: JsonObject = {
-    ...Object.fromEntries(['operationId', 'summary', 'description', 'tags', 'security'].filter((k) => k in operation).map((k) => [k, operation[k] as JsonValue])),
+    ...Object.fromEntries(
+      ['operationId', 'summary', 'description', 'tags', 'security'].filter((k) => k in operation).map((k) => [k, operation[k] as JsonValue]),
+    ),
     response,
   };
-  const groups: [string, string][] = [['path', 'params'], ['query', 'querystring'], ['header', 'headers']];
+  const groups: [string, string][] = [
+    ['path', 'params'],
+    ['query', 'querystring'],
+    ['header', 'headers'],
+  ];
   for (const [where, key] of groups) {
     const group = parameterGroup(parameters, where, schemas);
     if (group) schema[key] = group;
@@ -165,7 +173,7 @@ export function installOpenApi(app: FastifyInstance): void {
   fastifySwagger(
     app,
     {
-      openapi: { ...(documentFrame('0.1.0') as object), components: { securitySchemes: SECURITY_SCHEMES as never } },
+      openapi: { ...(documentFrame(packageVersion()) as object), components: { securitySchemes: SECURITY_SCHEMES as never } },
       // The components are placed after swagger's pass so their $refs stay exactly as written.
       transformObject: (built) => {
         // swagger's own document types differ per OpenAPI version; this one is plain JSON.

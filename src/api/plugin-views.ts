@@ -3,6 +3,7 @@
 import { parameterSchema } from '../protocol/descriptor/json-schema.js';
 import type { CapabilitySpec, JsonObject, JsonValue, PluginConfig } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 const SECRET_KEY = /(pass(word)?|secret|token|api[_-]?key|authorization)/i;
 
@@ -58,10 +59,6 @@ export function forgeSyteView(record: PluginRecord): JsonObject {
   return { name: d.id, description: d.description, version: d.version ?? '1.0.0', tools };
 }
 
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * ForgeSyte's input_schema: a map of parameter name to its schema. In that form a parameter is required
  * unless it has a default, so "required" is written only where the capability says otherwise.
@@ -70,10 +67,10 @@ export function forgeSyteInputSchema(capability: CapabilitySpec): JsonObject {
   const map: JsonObject = {};
   const full = capability.input_schema;
   if (full) {
-    const properties = isObject(full['properties']) ? full['properties'] : {};
+    const properties = isPlainObject(full['properties']) ? full['properties'] : {};
     const required = new Set(Array.isArray(full['required']) ? full['required'].filter((n): n is string => typeof n === 'string') : []);
     for (const [name, spec] of Object.entries(properties)) {
-      map[name] = withRequiredMarker(isObject(spec) ? structuredClone(spec) : {}, required.has(name));
+      map[name] = withRequiredMarker(isPlainObject(spec) ? structuredClone(spec) : {}, required.has(name));
     }
     return map;
   }
@@ -95,7 +92,7 @@ function withRequiredMarker(spec: JsonObject, required: boolean): JsonObject {
  */
 export function forgeSyteOutputSchema(capability: CapabilitySpec): JsonObject {
   const declared = capability.output_schema;
-  if (declared && isObject(declared['properties']) && (declared['type'] === undefined || declared['type'] === 'object')) {
+  if (declared && isPlainObject(declared['properties']) && (declared['type'] === undefined || declared['type'] === 'object')) {
     return structuredClone(declared['properties']);
   }
   if (declared) return structuredClone(declared);

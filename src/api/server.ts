@@ -1,7 +1,7 @@
 // The Core's HTTP server (fastify): bearer auth, one error format, and the route modules of each room.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ADMIN, type Principal } from '../access/principal.js';
-import { diskFullMessage } from '../disk-full.js';
+import { diskFullMessage } from '../kit/disk-full.js';
 import type { Logger } from '../log.js';
 import { errorBody } from './errors.js';
 import { installOpenApi } from './openapi.js';
@@ -103,7 +103,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       await reply
         .code(401)
         .header('www-authenticate', 'Bearer')
-        .send(errorBody(401, 'missing or invalid bearer token (see <data dir>/admin.token or HOMECLAW_ADMIN_TOKEN, or `homeclaw users add <id>` for a user token)'));
+        .send(
+          errorBody(401, 'missing or invalid bearer token (see <data dir>/admin.token or HOMECLAW_ADMIN_TOKEN, or `homeclaw users add <id>` for a user token)'),
+        );
       return;
     }
     request.principal = principal;

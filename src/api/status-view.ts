@@ -1,10 +1,12 @@
 // The snapshot behind GET /api/status: version, uptime, broker, plugins by state, dispatcher, MQTT
 // and retrieval counters, event-loop delay, LLM, built-ins, Python plugins and access. Computed per
-// request from the live parts; secrets never appear (a broker URL's credentials are redacted).
+// request from the live parts; secrets never appear (a broker URL's password is redacted).
 import { accessStatus, type AccessStatusInput } from '../access/security-status.js';
 import type { EmbeddedBrokerHandle } from '../bus/broker.js';
 import type { CoreConfig } from '../config/types.js';
 import type { PluginRecord } from '../registry/record.js';
+import { redactUrl } from '../kit/redact-url.js';
+import { packageVersion } from '../kit/package-version.js';
 
 /** What the status reads from; each field is a live part of the Core. */
 export interface StatusSources {
@@ -30,7 +32,7 @@ export interface StatusSources {
 export function statusView(sources: StatusSources): () => Record<string, unknown> {
   const { config, broker } = sources;
   return () => ({
-    version: '0.1.0',
+    version: packageVersion(),
     uptime_sec: Math.round((Date.now() - sources.startedAt) / 1000),
     broker: broker
       ? { mode: 'embedded', host: broker.host, port: broker.tcpPort, ws_port: broker.wsPort, anonymous: broker.anonymousAllowed }
@@ -58,9 +60,4 @@ function countByState(records: PluginRecord[]): Record<string, number> {
   const counts: Record<string, number> = { total: records.length, online: 0, stale: 0, offline: 0, error: 0 };
   for (const r of records) counts[r.state] = (counts[r.state] ?? 0) + 1;
   return counts;
-}
-
-/** A URL with any user:password@ part replaced, fit for logs and status. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//[redacted]@');
 }

@@ -82,9 +82,7 @@ export function authorizePublishTopic(identity: ClientIdentity, topic: string, c
     case 'heartbeat':
     case 'status':
     case 'notify':
-      return ownsPlugin(identity, parsed.param, context)
-        ? ALLOW
-        : deny(`plugin id "${parsed.param ?? ''}" does not belong to this credential`);
+      return ownsPlugin(identity, parsed.param, context) ? ALLOW : deny(`plugin id "${parsed.param ?? ''}" does not belong to this credential`);
     case 'result': {
       const target = parsed.param === undefined ? undefined : context.requestTarget?.(parsed.param);
       if (target === undefined) return deny('result for an unknown or finished request');
@@ -114,9 +112,7 @@ export function authorizeSubscribeFilter(identity: ClientIdentity, filter: strin
   // plugin: exact topics only, never wildcards (a + in the param fails the plugin id check)
   if (filter === topics.registeredInvalid()) return ALLOW;
   if (parsed && (parsed.kind === 'invoke' || parsed.kind === 'control' || parsed.kind === 'registered' || parsed.kind === 'notified')) {
-    return ownsPlugin(identity, parsed.param, context)
-      ? ALLOW
-      : deny(`plugin id "${parsed.param ?? ''}" does not belong to this credential`);
+    return ownsPlugin(identity, parsed.param, context) ? ALLOW : deny(`plugin id "${parsed.param ?? ''}" does not belong to this credential`);
   }
   return deny('a plugin subscribes only to its own invoke, control, registered and notified topics and the Core status');
 }
@@ -132,7 +128,10 @@ function zigbee2mqttDecision(topicOrFilter: string, context: AclContext, verb: '
 export type AnonymousSetting = boolean | 'auto';
 
 export function isLoopbackHost(host: string): boolean {
-  const normalized = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const normalized = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   if (normalized === 'localhost' || normalized === '::1') return true;
   const v4 = normalized.startsWith('::ffff:') ? normalized.slice(7) : normalized;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);

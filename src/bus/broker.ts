@@ -5,14 +5,7 @@ import { createServer as createHttpServer, type IncomingMessage } from 'node:htt
 import { Aedes, type AedesPublishPacket, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import { WebSocketServer, createWebSocketStream } from 'ws';
 import type { Logger } from '../log.js';
-import {
-  anonymousAllowed,
-  authorizePublishTopic,
-  authorizeSubscribeFilter,
-  type AclContext,
-  type AnonymousSetting,
-  type ClientIdentity,
-} from './acl.js';
+import { anonymousAllowed, authorizePublishTopic, authorizeSubscribeFilter, type AclContext, type AnonymousSetting, type ClientIdentity } from './acl.js';
 import type { CredentialVerifier } from './credentials.js';
 import { LoginGuard, type LoginLimits } from './login-guard.js';
 import { isCommandTopic } from '../protocol/topics.js';
@@ -206,10 +199,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
       }
       const decision = authorizePublishTopic(identity, packet.topic, acl);
       if (!decision.allowed) {
-        log.warn(
-          { clientId: client.id, username: identity.username, role: identity.role, topic: packet.topic, reason: decision.reason },
-          'publish denied',
-        );
+        log.warn({ clientId: client.id, username: identity.username, role: identity.role, topic: packet.topic, reason: decision.reason }, 'publish denied');
         drop(packet);
       }
       done(null);
@@ -217,9 +207,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
 
     authorizeSubscribe: (client, subscription, done) => {
       const identity = identities.get(client);
-      const decision = identity
-        ? authorizeSubscribeFilter(identity, subscription.topic, acl)
-        : ({ allowed: false, reason: 'not authenticated' } as const);
+      const decision = identity ? authorizeSubscribeFilter(identity, subscription.topic, acl) : ({ allowed: false, reason: 'not authenticated' } as const);
       if (!decision.allowed) {
         log.warn(
           { clientId: client.id, username: identity?.username, role: identity?.role, filter: subscription.topic, reason: decision.reason },

@@ -3,7 +3,7 @@
 import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { explainBadUserId, isUserId } from '../access/user-id.js';
-import { guardDiskFull } from '../disk-full.js';
+import { guardDiskFull } from '../kit/disk-full.js';
 import { explainBadId, isChannelId, isPluginId, PLUGIN_ID_PATTERN } from '../protocol/ids.js';
 
 /**

@@ -4,7 +4,16 @@
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { connect, type IClientOptions, type IClientPublishOptions, type IConnackPacket, type IDisconnectPacket, type MqttClient, type IPublishPacket, type Packet } from 'mqtt';
+import {
+  connect,
+  type IClientOptions,
+  type IClientPublishOptions,
+  type IConnackPacket,
+  type IDisconnectPacket,
+  type MqttClient,
+  type IPublishPacket,
+  type Packet,
+} from 'mqtt';
 import type { Logger } from '../log.js';
 import { describeReasonCode, isProtocolVersionRefusal, NO_MATCHING_SUBSCRIBERS } from '../protocol/mqtt-reason-codes.js';
 import { isCommandTopic, topics } from '../protocol/topics.js';
@@ -13,6 +22,7 @@ import { DELIVERED, messageProperties, NO_SUBSCRIBERS, oversize, publishProperti
 import { RetainedCommandCleaner } from './retained-commands.js';
 import { collectWrites } from './write-collector.js';
 import { ExternalSubscriptions } from './external-subscriptions.js';
+import { redactUrl } from '../kit/redact-url.js';
 
 export interface ExternalBusOptions {
   url: string;
@@ -123,7 +133,13 @@ export class ExternalBus implements CoreBus {
     return new Promise((resolve, reject) => this.send(topic, payload, options, resolve, reject));
   }
 
-  private send(topic: string, payload: string | Buffer, options: PublishOptions, resolve: (receipt: PublishReceipt) => void, reject: (error: Error) => void): void {
+  private send(
+    topic: string,
+    payload: string | Buffer,
+    options: PublishOptions,
+    resolve: (receipt: PublishReceipt) => void,
+    reject: (error: Error) => void,
+  ): void {
     // Failing fast beats queueing: an invoke published minutes late, after a reconnect, would arrive past
     // its deadline, while the dispatcher can answer a failed publish at once.
     if (!this.client.connected) return reject(new Error('not connected to the external MQTT broker'));
@@ -291,7 +307,10 @@ export class ExternalBus implements CoreBus {
     const code = packet.reasonCode ?? 0;
     const said = packet.properties?.reasonString ? `: ${packet.properties.reasonString}` : '';
     this.disconnectReason = `the broker disconnected the Core: ${describeReasonCode(code)}${said}`;
-    this.log.warn({ url: redactUrl(this.options.url), reason: describeReasonCode(code), reason_code: code, reason_string: packet.properties?.reasonString }, 'the broker disconnected the Core');
+    this.log.warn(
+      { url: redactUrl(this.options.url), reason: describeReasonCode(code), reason_code: code, reason_string: packet.properties?.reasonString },
+      'the broker disconnected the Core',
+    );
   };
 
   /** The CONNACK error that refused MQTT 5, handled by falling back rather than failing the connection. */
@@ -314,14 +333,3 @@ export class ExternalBus implements CoreBus {
 }
 
 const noTrace = (): void => undefined;
-
-/** Broker URLs may carry user:password; never log those. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable url)';
-  }
-}

@@ -30,7 +30,13 @@ export function messageProperties(properties: NonNullable<IPublishPacket['proper
  * A packet over the broker's announced maximum would make it close the connection, failing every call in
  * flight: such a message is refused before sending. Only a payload that could be too large is measured.
  */
-export function oversize(topic: string, payload: string | Buffer, qos: 0 | 1, options: PublishOptions, max: number | undefined): PacketTooLargeError | undefined {
+export function oversize(
+  topic: string,
+  payload: string | Buffer,
+  qos: 0 | 1,
+  options: PublishOptions,
+  max: number | undefined,
+): PacketTooLargeError | undefined {
   if (max === undefined || payload.length * 3 + publishOverheadBound(topic, options.userProperties) <= max) return undefined;
   const bytes = publishPacketBytes(topic, Buffer.byteLength(payload), qos, options.expirySec, options.userProperties);
   return bytes > max ? new PacketTooLargeError(bytes, max, topic) : undefined;

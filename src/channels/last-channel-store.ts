@@ -12,7 +12,10 @@ export class SqliteLastChannelStore {
   private readonly upsert: Database.Statement<[string, string, string, number]>;
   private readonly select: Database.Statement<[string], { channel: string; session_id: string; updated_at: number }>;
 
-  constructor(db: Database.Database, private readonly now: () => number = Date.now) {
+  constructor(
+    db: Database.Database,
+    private readonly now: () => number = Date.now,
+  ) {
     db.exec(`CREATE TABLE IF NOT EXISTS last_channels (
       user_id TEXT PRIMARY KEY,
       channel TEXT NOT NULL,

@@ -61,13 +61,24 @@ function speakerOf(principal: Principal, chat: ChatRequest, settings: OpenAiEndp
   }
   if (own !== undefined) {
     if (chat.user !== undefined && chat.user !== own) {
-      throw new OpenAiRequestError(403, `This API key acts as "${own}"; it may not speak as "${chat.user}" (leave "user" out or set it to "${own}").`, 'user', 'user_mismatch', 'permission_error');
+      throw new OpenAiRequestError(
+        403,
+        `This API key acts as "${own}"; it may not speak as "${chat.user}" (leave "user" out or set it to "${own}").`,
+        'user',
+        'user_mismatch',
+        'permission_error',
+      );
     }
     return { user_id: own };
   }
   if (chat.user === undefined) return { user_id: settings.default_user };
   if (!isUserId(chat.user)) {
-    throw new OpenAiRequestError(400, `Invalid 'user': a HomeClaw user id is 1 to 128 letters, digits, _ . @ or - (got ${JSON.stringify(chat.user)}).`, 'user', 'invalid_value');
+    throw new OpenAiRequestError(
+      400,
+      `Invalid 'user': a HomeClaw user id is 1 to 128 letters, digits, _ . @ or - (got ${JSON.stringify(chat.user)}).`,
+      'user',
+      'invalid_value',
+    );
   }
   return { user_id: chat.user };
 }
@@ -111,7 +122,9 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     const explicit = explicitSession(request) ?? (speaker.conversation !== undefined ? conversationSession(speaker.conversation) : undefined);
     // A named session needs no digest; only a session found from the history is remembered by it.
     const session =
-      explicit !== undefined ? { session_id: explicit, chained: false, continued: 'named' } : { ...sessions.sessionFor(speaker.user_id, chat.earlier), chained: true };
+      explicit !== undefined
+        ? { session_id: explicit, chained: false, continued: 'named' }
+        : { ...sessions.sessionFor(speaker.user_id, chat.earlier), chained: true };
     const { session_id } = session;
     const request_id = randomUUID();
     const headers: Record<string, string> = { [SESSION_HEADER]: session_id };
@@ -122,7 +135,14 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     const context = { request_id, user_id: speaker.user_id, session_id, continued: session.continued, stream: chat.stream };
 
     const answer = async (): Promise<{ text: string; kind: string }> => {
-      const out = await deps.engine.handleMessage({ channel: OPENAI_CHANNEL, channel_type: 'openai', user_id: speaker.user_id, session_id, text: chat.text, request_id });
+      const out = await deps.engine.handleMessage({
+        channel: OPENAI_CHANNEL,
+        channel_type: 'openai',
+        user_id: speaker.user_id,
+        session_id,
+        text: chat.text,
+        request_id,
+      });
       if (session.chained) {
         try {
           sessions.remember(speaker.user_id, chat.earlier, chat.text, out.text, session_id);
@@ -154,5 +174,10 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
 }
 
 function modelNotFound(model: string): OpenAiRequestError {
-  return new OpenAiRequestError(404, `The model \`${model}\` does not exist: this endpoint serves only "${OPENAI_MODEL}" (GET /v1/models).`, 'model', 'model_not_found');
+  return new OpenAiRequestError(
+    404,
+    `The model \`${model}\` does not exist: this endpoint serves only "${OPENAI_MODEL}" (GET /v1/models).`,
+    'model',
+    'model_not_found',
+  );
 }

@@ -5,6 +5,7 @@
 // since HomeClaw routes to its own plugins; other unknown fields are ignored as OpenAI's own API ignores
 // fields it does not know.
 import { OpenAiRequestError } from './openai-errors.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 /** One earlier turn of the conversation, normalised so resent history hashes the same. */
 export interface Turn {
@@ -30,10 +31,6 @@ export interface ChatRequest {
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 const TOOL_FIELDS = ['tools', 'tool_choice', 'functions', 'function_call', 'parallel_tool_calls'] as const;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The text of a message's content (a string or an array of parts); non-text parts are reported. */
 function textOf(content: unknown, param: string, ignored: Set<string>): string {
   if (content === null || content === undefined) return '';
@@ -41,11 +38,12 @@ function textOf(content: unknown, param: string, ignored: Set<string>): string {
   if (!Array.isArray(content)) throw new OpenAiRequestError(400, `${param} must be a string or an array of content parts.`, param, 'invalid_type');
   const texts: string[] = [];
   content.forEach((part, index) => {
-    if (!isObject(part) || typeof part.type !== 'string') {
+    if (!isPlainObject(part) || typeof part.type !== 'string') {
       throw new OpenAiRequestError(400, `${param}[${index}] must be a content part object with a "type".`, `${param}[${index}]`, 'invalid_type');
     }
     if (part.type === 'text') {
-      if (typeof part.text !== 'string') throw new OpenAiRequestError(400, `${param}[${index}].text must be a string.`, `${param}[${index}].text`, 'invalid_type');
+      if (typeof part.text !== 'string')
+        throw new OpenAiRequestError(400, `${param}[${index}].text must be a string.`, `${param}[${index}].text`, 'invalid_type');
       texts.push(part.text);
     } else {
       // The note goes into a response header: only a plain part type is named.
@@ -61,7 +59,7 @@ export function normaliseText(text: string): string {
 }
 
 export function parseChatRequest(body: unknown): ChatRequest {
-  if (!isObject(body)) throw new OpenAiRequestError(400, 'The request body must be a JSON object.', null, 'invalid_type');
+  if (!isPlainObject(body)) throw new OpenAiRequestError(400, 'The request body must be a JSON object.', null, 'invalid_type');
   if (body.model === undefined) throw new OpenAiRequestError(400, "Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
   if (typeof body.model !== 'string') throw new OpenAiRequestError(400, "Invalid type for 'model': expected a string.", 'model', 'invalid_type');
   if (body.messages === undefined) throw new OpenAiRequestError(400, "Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
@@ -83,7 +81,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
   const turns: { role: string; text: string }[] = [];
   body.messages.forEach((message, index) => {
     const param = `messages[${index}]`;
-    if (!isObject(message)) throw new OpenAiRequestError(400, `${param} must be an object with a role.`, param, 'invalid_type');
+    if (!isPlainObject(message)) throw new OpenAiRequestError(400, `${param} must be an object with a role.`, param, 'invalid_type');
     if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
       throw new OpenAiRequestError(400, `Invalid '${param}.role': expected one of ${[...ROLES].join(', ')}.`, `${param}.role`, 'invalid_value');
     }
@@ -101,7 +99,8 @@ export function parseChatRequest(body: unknown): ChatRequest {
   }
   if (last < 0) throw new OpenAiRequestError(400, "Invalid 'messages': there is no user message to answer.", 'messages', 'invalid_value');
   const text = turns[last]?.text ?? '';
-  if (text.trim() === '') throw new OpenAiRequestError(400, `Invalid 'messages[${last}].content': the last user message has no text.`, `messages[${last}].content`, 'invalid_value');
+  if (text.trim() === '')
+    throw new OpenAiRequestError(400, `Invalid 'messages[${last}].content': the last user message has no text.`, `messages[${last}].content`, 'invalid_value');
 
   const earlier: Turn[] = [];
   for (const turn of turns.slice(0, last)) {
@@ -109,7 +108,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
     const normalised = normaliseText(turn.text);
     if (normalised !== '') earlier.push({ role: turn.role, text: normalised });
   }
-  const streamOptions = isObject(body.stream_options) ? body.stream_options : {};
+  const streamOptions = isPlainObject(body.stream_options) ? body.stream_options : {};
   return {
     model: body.model,
     text,

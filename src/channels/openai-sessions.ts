@@ -8,13 +8,15 @@
 // turn), with whitespace normalised. The digest includes the user the request acts as.
 import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { guardDiskFull } from '../disk-full.js';
+import { guardDiskFull } from '../kit/disk-full.js';
 import { normaliseText, type Turn } from './openai-request.js';
 
 const PRUNE_INTERVAL_MS = 60_000;
 
 function digest(userId: string, turns: readonly Turn[]): string {
-  return createHash('sha256').update(JSON.stringify([userId, turns.map((turn) => [turn.role, turn.text])]), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([userId, turns.map((turn) => [turn.role, turn.text])]), 'utf8')
+    .digest('hex');
 }
 
 export class OpenAiSessions {

@@ -12,6 +12,7 @@ import type { PluginNotifyAck } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { Notifier } from './notifier.js';
+import { formatIssues } from '../kit/format-issues.js';
 
 export interface PluginNotifyListenerDeps {
   bus: CoreBus;
@@ -65,7 +66,7 @@ export async function startPluginNotifyListener(deps: PluginNotifyListenerDeps):
     const valid = parsed.ok ? validatePayload('notify', parsed.value) : parsed;
     if (!valid.ok) {
       const notifyId = parsed.ok && typeof parsed.value['notify_id'] === 'string' ? { notify_id: parsed.value['notify_id'] } : {};
-      const error = `invalid notification: ${valid.errors.map((e) => (e.path ? `${e.path} ${e.message}` : e.message)).join('; ')}`;
+      const error = `invalid notification: ${formatIssues(valid.errors, { root: 'omit' })}`;
       log.warn({ plugin_id: pluginId, errors: valid.errors }, 'invalid notification refused');
       await answer(pluginId, { ok: false, error_code: 'invalid', error, ...notifyId });
       return;
@@ -73,7 +74,10 @@ export async function startPluginNotifyListener(deps: PluginNotifyListenerDeps):
     const { user_id, text, notify_id } = valid.value;
     const outcome = await deps.notifier.notify({ user_id, text, plugin_id: pluginId });
     const ids = { user_id, ...(notify_id !== undefined ? { notify_id } : {}) };
-    await answer(pluginId, outcome.ok ? { ok: true, channel: outcome.channel, ...ids } : { ok: false, error_code: outcome.error_code, error: outcome.error, ...ids });
+    await answer(
+      pluginId,
+      outcome.ok ? { ok: true, channel: outcome.channel, ...ids } : { ok: false, error_code: outcome.error_code, error: outcome.error, ...ids },
+    );
   }
 
   const unsubscribe = await bus.subscribe(filters.notify, (message) => {

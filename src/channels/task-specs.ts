@@ -23,6 +23,7 @@
 // task's name is not the capability id), `parameters`, and who gets the result: `user_id`, `channel`.
 import { Cron } from 'croner';
 import type { CapabilitySpec, JsonObject, JsonValue, PluginDescriptor } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export type TaskTiming =
   | { kind: 'cron'; pattern: string }
@@ -48,10 +49,6 @@ export interface PluginTask {
 
 const UNIT_MS: Record<string, number> = { seconds: 1000, minutes: 60_000, hours: 3_600_000, days: 86_400_000, weeks: 604_800_000 };
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function parseClockTime(value: JsonValue | undefined): ClockTime | undefined {
   if (typeof value !== 'string') return undefined;
@@ -146,12 +143,12 @@ export function readPluginTasks(descriptor: PluginDescriptor): TaskReading {
   const reading: TaskReading = { tasks: [], problems: [] };
   const raw = descriptor.config['tasks'];
   if (raw === undefined || raw === null) return reading;
-  if (!isObject(raw)) {
+  if (!isPlainObject(raw)) {
     reading.problems.push('tasks must be a mapping of task name to schedule');
     return reading;
   }
   for (const [name, spec] of Object.entries(raw)) {
-    if (!isObject(spec)) {
+    if (!isPlainObject(spec)) {
       reading.problems.push(`tasks.${name}: must be a mapping`);
       continue;
     }
@@ -160,7 +157,7 @@ export function readPluginTasks(descriptor: PluginDescriptor): TaskReading {
     const timing = readTiming(spec);
     const problems = Array.isArray(timing) ? [...timing] : [];
     if (!capability) problems.push(`the plugin has no capability "${capabilityId}" (set capability: <id> when the task name differs)`);
-    if (spec['parameters'] !== undefined && !isObject(spec['parameters'])) problems.push('parameters must be a mapping');
+    if (spec['parameters'] !== undefined && !isPlainObject(spec['parameters'])) problems.push('parameters must be a mapping');
     for (const key of ['user_id', 'channel'] as const) {
       if (spec[key] !== undefined && spec[key] !== null && typeof spec[key] !== 'string') problems.push(`${key} must be a string`);
     }
@@ -172,7 +169,7 @@ export function readPluginTasks(descriptor: PluginDescriptor): TaskReading {
       plugin_id: descriptor.id,
       name,
       capability_id: capabilityId,
-      parameters: isObject(spec['parameters']) ? spec['parameters'] : {},
+      parameters: isPlainObject(spec['parameters']) ? spec['parameters'] : {},
       ...(typeof spec['user_id'] === 'string' ? { user_id: spec['user_id'] } : {}),
       ...(typeof spec['channel'] === 'string' ? { channel: spec['channel'] } : {}),
       timing,

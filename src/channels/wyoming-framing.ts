@@ -6,6 +6,7 @@
 //
 // The decoder is incremental (TCP delivers arbitrary slices) and bounded: a header line, a data block
 // or a payload over its limit is a protocol error, reported before the bytes are buffered.
+import { isPlainObject } from '../kit/plain-object.js';
 
 /** The version of the wyoming package whose events this implementation follows; sent in every header. */
 export const WYOMING_PROTOCOL_VERSION = '1.9.0';
@@ -44,10 +45,6 @@ interface PendingHeader {
   data: Record<string, unknown>;
   data_length: number;
   payload_length: number;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function lengthField(header: Record<string, unknown>, name: 'data_length' | 'payload_length', limit: number): number {

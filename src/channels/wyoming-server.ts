@@ -13,6 +13,7 @@ import type { Logger } from '../log.js';
 import { encodeEvent, FrameError, WyomingDecoder, type FrameLimits, type WyomingEvent } from './wyoming-framing.js';
 import { buildInfoData } from './wyoming-info.js';
 import { resolveSpeaker, type SpeakerSettings } from './wyoming-speaker.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export const WYOMING_CHANNEL = 'wyoming';
 
@@ -252,8 +253,4 @@ export async function startWyomingServer(options: WyomingServerOptions): Promise
       return stopping;
     },
   };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { parsePointInTime } from '../access/time-window.js';
 import { describeApiError, type CoreClient } from './core-client.js';
 import { textTable } from './table.js';
+import type { AuditEntry } from '../access/audit-log.js';
 
 export interface CliIo {
   out(text: string): void;
@@ -12,15 +13,8 @@ export interface CliIo {
   withClient<T>(fn: (client: CoreClient) => Promise<T>): Promise<T>;
 }
 
-interface AuditRow {
-  ts: number;
-  user_id: string | null;
-  channel: string | null;
-  plugin_id: string;
-  capability_id: string;
-  outcome: string;
-  duration_ms: number;
-}
+/** An audit entry as GET /api/audit returns it. */
+type AuditRow = Omit<AuditEntry, 'id'>;
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -30,7 +24,9 @@ function registerCredentialCommands(credentials: Command, io: CliIo): void {
     .description('MQTT credentials (never their passwords)')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const res = await io.withClient((c) => c.request<{ credentials: { name: string; role: string; plugin_ids: string[]; channels: string[]; users?: string[] }[] }>('GET', '/api/credentials'));
+      const res = await io.withClient((c) =>
+        c.request<{ credentials: { name: string; role: string; plugin_ids: string[]; channels: string[]; users?: string[] }[] }>('GET', '/api/credentials'),
+      );
       if (res.status !== 200) io.fail(describeApiError(res.body));
       if (options.json) return io.out(JSON.stringify(res.body.credentials, null, 2));
       if (res.body.credentials.length === 0) return io.out('no credentials');
@@ -42,7 +38,12 @@ function registerCredentialCommands(credentials: Command, io: CliIo): void {
             : c.role === 'caller'
               ? `calls for users: ${(c.users ?? []).join(',')}`
               : 'everything';
-      io.out(textTable(['NAME', 'ROLE', 'MAY ACT FOR'], res.body.credentials.map((c) => [c.name, c.role, scope(c)])));
+      io.out(
+        textTable(
+          ['NAME', 'ROLE', 'MAY ACT FOR'],
+          res.body.credentials.map((c) => [c.name, c.role, scope(c)]),
+        ),
+      );
     });
 
   credentials
@@ -59,10 +60,14 @@ function registerCredentialCommands(credentials: Command, io: CliIo): void {
     .description('issue a new password (printed once); the old one stops working and its sessions are disconnected')
     .option('--json', 'print JSON')
     .action(async (name: string, options: { json?: boolean }) => {
-      const res = await io.withClient((c) => c.request<{ name: string; password: string; disconnected?: number }>('POST', `/api/credentials/${encodeURIComponent(name)}/rotate`));
+      const res = await io.withClient((c) =>
+        c.request<{ name: string; password: string; disconnected?: number }>('POST', `/api/credentials/${encodeURIComponent(name)}/rotate`),
+      );
       if (res.status >= 300) io.fail(describeApiError(res.body));
       if (options.json) return io.out(JSON.stringify(res.body));
-      io.out(`username: ${res.body.name}\npassword: ${res.body.password}\n(the password is shown only once; disconnected ${plural(res.body.disconnected ?? 0, 'session')})`);
+      io.out(
+        `username: ${res.body.name}\npassword: ${res.body.password}\n(the password is shown only once; disconnected ${plural(res.body.disconnected ?? 0, 'session')})`,
+      );
     });
 }
 
@@ -88,7 +93,12 @@ function registerUserCommands(program: Command, io: CliIo): void {
       if (options.json) return io.out(JSON.stringify(res.body.users, null, 2));
       if (res.body.users.length === 0) return io.out('no users');
       const when = (ms: number | null): string => (ms === null ? 'never' : new Date(ms).toISOString());
-      io.out(textTable(['USER', 'CREATED', 'LAST USED'], res.body.users.map((u) => [u.user_id, when(u.created_at), when(u.last_used_at)])));
+      io.out(
+        textTable(
+          ['USER', 'CREATED', 'LAST USED'],
+          res.body.users.map((u) => [u.user_id, when(u.created_at), when(u.last_used_at)]),
+        ),
+      );
     });
   users
     .command('remove <id>')
@@ -138,7 +148,15 @@ function registerAuditCommand(program: Command, io: CliIo): void {
       if (res.status !== 200) io.fail(describeApiError(res.body));
       if (options.json) return io.out(JSON.stringify(res.body.entries, null, 2));
       if (res.body.entries.length === 0) return io.out('no audit entries match');
-      const rows = res.body.entries.map((e) => [new Date(e.ts).toISOString(), e.user_id ?? '(admin)', e.channel ?? '-', e.plugin_id, e.capability_id, e.outcome, String(e.duration_ms)]);
+      const rows = res.body.entries.map((e) => [
+        new Date(e.ts).toISOString(),
+        e.user_id ?? '(admin)',
+        e.channel ?? '-',
+        e.plugin_id,
+        e.capability_id,
+        e.outcome,
+        String(e.duration_ms),
+      ]);
       io.out(textTable(['TIME', 'USER', 'CHANNEL', 'PLUGIN', 'CAPABILITY', 'OUTCOME', 'MS'], rows));
     });
 }
@@ -151,7 +169,9 @@ export function registerAccessCommands(program: Command, groups: { credentials: 
     .command('transfer <id> <credential>')
     .description('give an MQTT plugin id to another plugin credential (e.g. after moving from loopback to LAN mode)')
     .action(async (id: string, credential: string) => {
-      const res = await io.withClient((c) => c.request<{ owner: string; previous_owner: string }>('POST', `/api/plugins/${encodeURIComponent(id)}/transfer`, { credential }));
+      const res = await io.withClient((c) =>
+        c.request<{ owner: string; previous_owner: string }>('POST', `/api/plugins/${encodeURIComponent(id)}/transfer`, { credential }),
+      );
       if (res.status >= 300) io.fail(describeApiError(res.body));
       io.out(`${id} now belongs to credential ${credential} (was ${res.body.previous_owner})`);
     });

@@ -8,6 +8,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { topics } from '../protocol/topics.js';
 import { isChannelId } from '../protocol/ids.js';
 import type { ChannelMessageIn, ChannelMessageOut } from '../protocol/types.js';
+import { errorMessage } from '../kit/error-message.js';
 
 export interface ChatClientOptions {
   url: string;
@@ -148,11 +149,7 @@ export interface ChatMode {
  * another session of the same user) are printed as they arrive. Ends on end of input or /quit.
  * Returns the exit code: 0, or 2 when the Core did not answer within the timeout.
  */
-export async function runChat(
-  options: ChatClientOptions,
-  io: ChatIo = { input: process.stdin, output: process.stdout },
-  mode: ChatMode = {},
-): Promise<number> {
+export async function runChat(options: ChatClientOptions, io: ChatIo = { input: process.stdin, output: process.stdout }, mode: ChatMode = {}): Promise<number> {
   const client = await connectChannelClient(options);
   const errors = io.errors ?? process.stderr;
   const interactive = mode.interactive ?? ((io.input as { isTTY?: boolean }).isTTY === true && !mode.json);
@@ -251,7 +248,7 @@ export function registerChatCommands(program: Command): void {
       try {
         process.exitCode = await runChat(optionsFrom(raw), { input: process.stdin, output: process.stdout }, { json: raw.json === true });
       } catch (error) {
-        process.stderr.write(`homeclaw chat: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.stderr.write(`homeclaw chat: ${errorMessage(error)}\n`);
         process.exitCode = 1;
       }
     });
@@ -261,7 +258,7 @@ export function registerChatCommands(program: Command): void {
       try {
         process.exitCode = await runSend(text, optionsFrom(raw), process.stdout, raw.json === true);
       } catch (error) {
-        process.stderr.write(`homeclaw send: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.stderr.write(`homeclaw send: ${errorMessage(error)}\n`);
         process.exitCode = 1;
       }
     });

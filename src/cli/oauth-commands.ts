@@ -68,7 +68,9 @@ export function registerOAuthCommands(program: Command, io: CliIo): void {
     .command('remove <client>')
     .description('remove a client (by id, or by name when unique); its grants end at once')
     .action(async (client: string) => {
-      const res = await io.withClient((c) => c.request<{ client_id: string; grants_revoked: number }>('DELETE', `/api/oauth/clients/${encodeURIComponent(client)}`));
+      const res = await io.withClient((c) =>
+        c.request<{ client_id: string; grants_revoked: number }>('DELETE', `/api/oauth/clients/${encodeURIComponent(client)}`),
+      );
       if (res.status >= 300) io.fail(describeApiError(res.body));
       io.out(`removed ${res.body.client_id}; ended ${res.body.grants_revoked} grant${res.body.grants_revoked === 1 ? '' : 's'}`);
     });
@@ -83,7 +85,14 @@ export function registerOAuthCommands(program: Command, io: CliIo): void {
       if (res.status !== 200) io.fail(describeApiError(res.body));
       if (options.json) return io.out(JSON.stringify(res.body.grants, null, 2));
       if (res.body.grants.length === 0) return io.out('no OAuth grants');
-      const rows = res.body.grants.map((g) => [g.client_name ?? g.client_id, who(g.acts_as), who(g.approved_by), when(g.created_at), when(g.last_used_at), when(g.expires_at)]);
+      const rows = res.body.grants.map((g) => [
+        g.client_name ?? g.client_id,
+        who(g.acts_as),
+        who(g.approved_by),
+        when(g.created_at),
+        when(g.last_used_at),
+        when(g.expires_at),
+      ]);
       io.out(textTable(['CLIENT', 'ACTS AS', 'APPROVED BY', 'CREATED', 'LAST USED', 'EXPIRES'], rows));
     });
   tokens
@@ -94,7 +103,11 @@ export function registerOAuthCommands(program: Command, io: CliIo): void {
     .option('--all', 'every grant')
     .action(async (options: { client?: string; user?: string; all?: boolean }) => {
       if (!options.client && !options.user && !options.all) io.fail('say what to revoke: --client <client>, --user <id> or --all', 2);
-      const body = { ...(options.client ? { client: options.client } : {}), ...(options.user ? { user_id: options.user } : {}), ...(options.all ? { all: true } : {}) };
+      const body = {
+        ...(options.client ? { client: options.client } : {}),
+        ...(options.user ? { user_id: options.user } : {}),
+        ...(options.all ? { all: true } : {}),
+      };
       const res = await io.withClient((c) => c.request<{ revoked: number }>('POST', '/api/oauth/tokens/revoke', body));
       if (res.status >= 300) io.fail(describeApiError(res.body));
       io.out(`ended ${res.body.revoked} grant${res.body.revoked === 1 ? '' : 's'}`);

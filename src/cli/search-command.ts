@@ -28,7 +28,14 @@ export function renderSearchResponse(status: number, body: unknown, json = false
     lines.push('No plugin matches.');
     return { text: lines.join('\n'), exitCode: 0 };
   }
-  const rows = body.hits.map((hit, i) => [String(i + 1), hit.plugin_id, hit.score.toFixed(3), reasonLabel(hit), capabilitiesLabel(hit), truncate(hit.description, 60)]);
+  const rows = body.hits.map((hit, i) => [
+    String(i + 1),
+    hit.plugin_id,
+    hit.score.toFixed(3),
+    reasonLabel(hit),
+    capabilitiesLabel(hit),
+    truncate(hit.description, 60),
+  ]);
   lines.push(textTable(['#', 'PLUGIN', 'SCORE', 'WHY', 'CAPABILITIES', 'DESCRIPTION'], rows));
   return { text: lines.join('\n'), exitCode: 0 };
 }
@@ -54,10 +61,5 @@ function truncate(text: string, max: number): string {
 }
 
 function isSearchView(body: unknown): body is SearchView {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    Array.isArray((body as { hits?: unknown }).hits) &&
-    typeof (body as { mode?: unknown }).mode === 'string'
-  );
+  return typeof body === 'object' && body !== null && Array.isArray((body as { hits?: unknown }).hits) && typeof (body as { mode?: unknown }).mode === 'string';
 }

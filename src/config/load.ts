@@ -3,10 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { findPackageRoot } from '../package-root.js';
+import { findPackageRoot } from '../kit/package-root.js';
 import type { ValidationIssue } from '../protocol/types.js';
 import type { CoreConfig } from './types.js';
 import { validateConfigTree } from './validate.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export type ConfigOutcome = { ok: true; config: CoreConfig; file: string | null } | { ok: false; errors: ValidationIssue[] };
 
@@ -57,15 +58,11 @@ const ENV_OVERRIDES: { name: string; path: string[]; kind: 'string' | 'port' | '
   { name: 'HOMECLAW_METRICS_TOKEN', path: ['metrics', 'token'], kind: 'string' },
 ];
 
-function isTree(value: unknown): value is Tree {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function merge(base: Tree, over: Tree): Tree {
   const out: Tree = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const current = out[key];
-    out[key] = isTree(current) && isTree(value) ? merge(current, value) : value;
+    out[key] = isPlainObject(current) && isPlainObject(value) ? merge(current, value) : value;
   }
   return out;
 }
@@ -74,7 +71,7 @@ function setPath(tree: Tree, path: string[], value: unknown): void {
   let node = tree;
   for (const key of path.slice(0, -1)) {
     const next = node[key];
-    if (!isTree(next)) node[key] = {};
+    if (!isPlainObject(next)) node[key] = {};
     node = node[key] as Tree;
   }
   node[path[path.length - 1] as string] = value;
@@ -91,8 +88,7 @@ function envLayer(env: Env, errors: ValidationIssue[]): Tree {
       if (raw.trim() === '5') setPath(layer, path, 5);
       else if (raw.trim() === '3.1.1') setPath(layer, path, '3.1.1');
       else errors.push({ path: `env:${name}`, message: `must be 5 or 3.1.1, got "${raw}"` });
-    }
-    else if (kind === 'bool') {
+    } else if (kind === 'bool') {
       if (!/^(true|false|1|0|yes|no)$/i.test(raw)) errors.push({ path: `env:${name}`, message: `must be true or false, got "${raw}"` });
       else setPath(layer, path, /^(true|1|yes)$/i.test(raw));
     } else if (kind === 'number') {
@@ -136,7 +132,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ConfigOutcome {
     try {
       const parsed: unknown = parseYaml(text);
       if (parsed === null || parsed === undefined) fileLayer = {};
-      else if (!isTree(parsed)) errors.push({ path: file, message: 'the config file must contain a YAML mapping' });
+      else if (!isPlainObject(parsed)) errors.push({ path: file, message: 'the config file must contain a YAML mapping' });
       else fileLayer = parsed;
     } catch (err) {
       return { ok: false, errors: [{ path: file, message: `YAML syntax error: ${(err as Error).message}` }] };
@@ -161,8 +157,8 @@ export function loadConfig(options: LoadConfigOptions = {}): ConfigOutcome {
   const config = merged as unknown as CoreConfig;
   config.data_dir = resolve(cwd, config.data_dir);
   // Built-in plugins ship with the package: the default folder is the package's own, wherever the Core runs from.
-  const pluginsDirSet = isTree(fileLayer.plugins) && 'dir' in fileLayer.plugins;
-  const pluginsFromEnvOrOverride = env.HOMECLAW_PLUGINS_DIR || (isTree(options.overrides?.plugins) && 'dir' in options.overrides.plugins);
+  const pluginsDirSet = isPlainObject(fileLayer.plugins) && 'dir' in fileLayer.plugins;
+  const pluginsFromEnvOrOverride = env.HOMECLAW_PLUGINS_DIR || (isPlainObject(options.overrides?.plugins) && 'dir' in options.overrides.plugins);
   config.plugins.dir =
     !pluginsDirSet && !pluginsFromEnvOrOverride
       ? join(findPackageRoot(), 'plugins')

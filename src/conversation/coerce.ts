@@ -6,21 +6,17 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import formatsModule from 'ajv-formats';
 import { capabilityInputSchema, parameterSchema } from '../protocol/descriptor/json-schema.js';
 import type { CapabilitySpec, JsonObject, JsonValue } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export type CoerceResult = { ok: true; value: JsonValue } | { ok: false; reason: string };
 
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
 // ajv-formats is CommonJS with a `default` property; under NodeNext the default import is the module object.
-const addFormats: FormatsPlugin =
-  (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
+const addFormats: FormatsPlugin = (formatsModule as unknown as { default?: FormatsPlugin }).default ?? (formatsModule as unknown as FormatsPlugin);
 
 const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on', '1']);
 const FALSE_WORDS = new Set(['false', 'no', 'n', 'off', '0']);
 const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
-
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function schemaTypes(schema: JsonObject): string[] {
   const type = schema.type;
@@ -86,7 +82,11 @@ function coerceArray(value: JsonValue, schema: JsonObject): CoerceResult {
     const parsed = text.startsWith('[') ? parseJsonText(text) : undefined;
     if (Array.isArray(parsed)) list = parsed;
     // A user typing "milk, bread" means a list; only plain text lists, never half-parsed JSON.
-    else if (!text.startsWith('[')) list = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+    else if (!text.startsWith('['))
+      list = text
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
   }
   if (list === undefined) return { ok: false, reason: 'must be a list (e.g. ["a", "b"] or a, b)' };
   const items = schema.items;

@@ -16,7 +16,10 @@ export interface EngineContext {
 export async function searchReachable(ctx: EngineContext, query: string, userId: string): Promise<SearchResponse> {
   const access = ctx.deps.access;
   try {
-    return await ctx.deps.retrieval.search(query, { k: ctx.deps.settings.top_k, ...(access ? { filter: (record: PluginRecord) => access.mayReachPlugin(userId, record) } : {}) });
+    return await ctx.deps.retrieval.search(query, {
+      k: ctx.deps.settings.top_k,
+      ...(access ? { filter: (record: PluginRecord) => access.mayReachPlugin(userId, record) } : {}),
+    });
   } catch (error) {
     ctx.deps.log.warn({ err: error }, 'retrieval failed; continuing without plugins');
     return { query, k: ctx.deps.settings.top_k, hits: [], mode: 'bm25' };

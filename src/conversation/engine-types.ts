@@ -2,7 +2,7 @@
 // settings, the reply body of one turn, and the turn itself.
 import type { DispatcherApi } from '../dispatch/dispatcher-api.js';
 import type { Logger } from '../log.js';
-import type { ChannelMessageOut, JsonObject } from '../protocol/types.js';
+import type { ChannelMessageIn, ChannelMessageOut } from '../protocol/types.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { PluginSearchApi } from '../retrieval/search-api.js';
 import type { ConversationAccess } from './action-confirmation.js';
@@ -10,20 +10,9 @@ import type { LlmClient } from './llm-client.js';
 import type { ProfileUpdates } from './profile-updates.js';
 import type { ParameterResolver, PendingCallStore, ProfileStore, ReplyInterpreter, SessionKey, SystemContext } from './resolver-api.js';
 
-export interface UserMessage {
+/** A message from any front door: the channel message's fields (the wire form) and the channel it came through. */
+export interface UserMessage extends ChannelMessageIn {
   channel: string;
-  user_id: string;
-  session_id?: string;
-  text: string;
-  request_id?: string;
-  user_name?: string;
-  timezone?: string;
-  location?: string;
-  /** The kind of front door (mqtt, http, wyoming) or what the channel message said; passed to plugins. */
-  channel_type?: string;
-  app_id?: string;
-  /** The channel message's metadata, passed to plugins. */
-  metadata?: JsonObject;
 }
 
 export interface ConversationEngine {

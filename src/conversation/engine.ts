@@ -7,7 +7,7 @@
 // - Sessions are serialised one message at a time per (channel, user, session); different sessions run
 //   concurrently, so a slow plugin never delays another user.
 import { randomUUID } from 'node:crypto';
-import { diskFullMessage } from '../disk-full.js';
+import { diskFullMessage } from '../kit/disk-full.js';
 import { searchReachable, type EngineContext } from './engine-context.js';
 import type { ConversationEngine, ConversationEngineDeps, ReplyBody, Turn } from './engine-types.js';
 import type { LlmClient, LlmMessage } from './llm-client.js';
@@ -110,7 +110,11 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
         if (typeof message.text !== 'string') return { ...base, text: 'The message has no text.', kind: 'error' };
         const bytes = Buffer.byteLength(message.text, 'utf8');
         if (bytes > deps.settings.max_text_bytes) {
-          return { ...base, text: `Your message is too long (${bytes} bytes; the limit is ${deps.settings.max_text_bytes} bytes). Please send something shorter.`, kind: 'error' };
+          return {
+            ...base,
+            text: `Your message is too long (${bytes} bytes; the limit is ${deps.settings.max_text_bytes} bytes). Please send something shorter.`,
+            kind: 'error',
+          };
         }
         const text = message.text.trim();
         if (text === '') return { ...base, text: 'Your message is empty. Type /help to see what I can do.', kind: 'error' };

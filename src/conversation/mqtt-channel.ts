@@ -9,6 +9,8 @@ import { filters, parseTopic, topics } from '../protocol/topics.js';
 import type { ChannelMessageIn, ChannelMessageOut } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
 import type { ConversationEngine } from './engine.js';
+import { formatIssues } from '../kit/format-issues.js';
+import { subscribeTracked } from '../bus/tracked-subscription.js';
 
 export interface MqttChannelOptions {
   bus: CoreBus;
@@ -30,8 +32,6 @@ export interface MqttChannels {
 
 export async function attachMqttChannels(options: MqttChannelOptions): Promise<MqttChannels> {
   const { bus, engine, log } = options;
-  const inFlight = new Set<Promise<void>>();
-  let stopped = false;
 
   async function publishReply(channel: string, reply: ChannelMessageOut): Promise<void> {
     try {
@@ -56,7 +56,7 @@ export async function attachMqttChannels(options: MqttChannelOptions): Promise<M
     }
     const validated = validatePayload('channel/in', parsed.value);
     if (!validated.ok) {
-      const problems = validated.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
+      const problems = formatIssues(validated.errors, { root: 'omit' });
       log.warn({ channel, errors: validated.errors }, 'invalid channel message');
       await publishReply(channel, errorReply(parsed.value, `Invalid message: ${problems}`));
       return;
@@ -64,7 +64,10 @@ export async function attachMqttChannels(options: MqttChannelOptions): Promise<M
     const input: ChannelMessageIn = validated.value;
     const speaker = options.authorizeSpeaker?.({ channel, user_id: input.user_id, ...(message.publisher ? { publisher: message.publisher } : {}) });
     if (speaker && !speaker.allowed) {
-      log.warn({ channel, user_id: input.user_id, client_id: message.publisher?.clientId, username: message.publisher?.username, reason: speaker.reason }, 'channel message for a user the sender may not speak as refused');
+      log.warn(
+        { channel, user_id: input.user_id, client_id: message.publisher?.clientId, username: message.publisher?.username, reason: speaker.reason },
+        'channel message for a user the sender may not speak as refused',
+      );
       await publishReply(channel, errorReply(parsed.value, `This message was refused: ${speaker.reason}.`));
       return;
     }
@@ -84,22 +87,9 @@ export async function attachMqttChannels(options: MqttChannelOptions): Promise<M
     await publishReply(channel, reply);
   }
 
-  const unsubscribe = await bus.subscribe(filters.channelIn, (message) => {
-    if (stopped) return;
-    const task = handle(message).catch((error: unknown) => {
-      log.error({ err: error, topic: message.topic }, 'channel message handling failed');
-    });
-    inFlight.add(task);
-    void task.finally(() => inFlight.delete(task));
+  return subscribeTracked(bus, filters.channelIn, handle, (error, message) => {
+    log.error({ err: error, topic: message.topic }, 'channel message handling failed');
   });
-
-  return {
-    async stop() {
-      stopped = true;
-      await unsubscribe();
-      await Promise.allSettled([...inFlight]);
-    },
-  };
 }
 
 /** An error reply echoing whatever request_id / user_id the sender gave, when usable. */

@@ -1,7 +1,7 @@
 // Routing without an LLM: the top retrieved capability takes the message when its evidence clears the
 // threshold; a modest extractor may fill ONE required free-text parameter from the message.
 //
-// Which score is compared (calibrated on the shipped built-ins, see the report of issue 5): the fused
+// Which score is compared (calibrated on the shipped built-ins with everyday and unrelated messages): the fused
 // `hit.score` is NOT usable. In hybrid mode it is a per-query z-score, relative to the other candidates,
 // so the best of several bad matches still scores high ("good night" → buy 1.19, "thanks" → notes 1.13,
 // while "is it sunny in Rome" → weather 1.38); in BM25-only mode it is a raw BM25 score. Absolute
@@ -29,8 +29,36 @@ export type NoLlmDecision =
   | { kind: 'suggest'; hits: PluginHit[] };
 
 const LEADING_FILLER = new Set([
-  'me', 'us', 'some', 'a', 'an', 'the', 'that', 'this', 'in', 'for', 'at', 'of', 'to', 'please', 'my', 'our',
-  'about', 'on', 'is', 'it', 'what', "what's", 'whats', 'how', 'like', 'with', 'new', 'more', 'down', 'up',
+  'me',
+  'us',
+  'some',
+  'a',
+  'an',
+  'the',
+  'that',
+  'this',
+  'in',
+  'for',
+  'at',
+  'of',
+  'to',
+  'please',
+  'my',
+  'our',
+  'about',
+  'on',
+  'is',
+  'it',
+  'what',
+  "what's",
+  'whats',
+  'how',
+  'like',
+  'with',
+  'new',
+  'more',
+  'down',
+  'up',
 ]);
 const TRAILING_FILLER = new Set(['please', 'thanks', 'thank', 'you', 'today', 'tomorrow', 'now', 'tonight', 'for', 'me', 'us']);
 
@@ -138,8 +166,6 @@ export function describeSuggestions(hits: PluginHit[], reason: string): string {
 }
 
 export function usageOf(pluginId: string, capability: CapabilitySpec): string {
-  const params = capability.parameters
-    .filter((p) => p.required && p.system_key === undefined)
-    .map((p) => `${p.name}=<${p.type}>`);
+  const params = capability.parameters.filter((p) => p.required && p.system_key === undefined).map((p) => `${p.name}=<${p.type}>`);
   return [`/${pluginId}`, capability.id, ...params].join(' ');
 }

@@ -10,7 +10,7 @@
 //   must never confirm values the user last saw several replies ago (a stale address is exactly what
 //   confirmation exists to prevent).
 // - A plugin result with ask_user / missing_parameters becomes a pending call and a question too.
-import { guardDiskFull } from '../disk-full.js';
+import { guardDiskFull } from '../kit/disk-full.js';
 import type { InvocationContext } from '../dispatch/dispatcher-api.js';
 import type { CapabilitySpec, JsonObject, PluginResult } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
@@ -22,6 +22,7 @@ import { describeFailure, postProcess } from './post-process.js';
 import { looksLikeCorrectionAttempt } from './reply-interpreter.js';
 import type { PendingCall, Profile, SessionKey } from './resolver-api.js';
 import { sessionId } from './sessions.js';
+import { findCapability } from '../kit/find-capability.js';
 
 export class PendingDialogue {
   private readonly deps: ConversationEngineDeps;
@@ -83,7 +84,12 @@ export class PendingDialogue {
       return { reply: { text: outcome.question, kind: 'question', ...target } };
     }
     this.clearPending(turn.key);
-    const result = await this.deps.dispatcher.invoke({ ...target, parameters: outcome.parameters, context: this.invocationContext(turn), confirmed: actionConfirmed });
+    const result = await this.deps.dispatcher.invoke({
+      ...target,
+      parameters: outcome.parameters,
+      context: this.invocationContext(turn),
+      confirmed: actionConfirmed,
+    });
     if (result.ask_user || (result.missing_parameters && result.missing_parameters.length > 0)) {
       const missing = result.missing_parameters ?? [];
       const question =
@@ -114,7 +120,7 @@ export class PendingDialogue {
       return undefined;
     }
     const record = this.deps.registry.get(pending.plugin_id);
-    const capability = record ? findCapability(record, pending.capability_id) : undefined;
+    const capability = record ? findCapability(record.descriptor, pending.capability_id) : undefined;
     if (!record || !capability) {
       this.clearPending(turn.key);
       return undefined;
@@ -201,11 +207,6 @@ export class PendingDialogue {
       return {};
     }
   }
-}
-
-export function findCapability(record: PluginRecord, capabilityId: string | undefined): CapabilitySpec | undefined {
-  const capabilities = record.descriptor.capabilities;
-  return capabilityId === undefined ? capabilities[0] : capabilities.find((c) => c.id === capabilityId);
 }
 
 function unique(values: string[]): string[] {

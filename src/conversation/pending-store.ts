@@ -1,4 +1,4 @@
-// Pending plugin calls per session (seed §3.6), in SQLite so a question asked before a restart can still
+// Pending plugin calls per session (a call waiting for the user's answer to a question), in SQLite so a question asked before a restart can still
 // be answered after it. Each call carries its own expiry; an expired call is gone the moment anyone asks
 // for it, so a "yes" hours later can never place a forgotten order.
 import type Database from 'better-sqlite3';
@@ -70,9 +70,7 @@ export class SqlitePendingCallStore implements PendingCallStore {
       );
       CREATE INDEX IF NOT EXISTS pending_calls_expiry ON pending_calls (expires_at);
     `);
-    this.selectStatement = this.db.prepare(
-      'SELECT call_json, expires_at FROM pending_calls WHERE channel = ? AND user_id = ? AND session_id = ?',
-    );
+    this.selectStatement = this.db.prepare('SELECT call_json, expires_at FROM pending_calls WHERE channel = ? AND user_id = ? AND session_id = ?');
     this.upsertStatement = this.db.prepare(
       `INSERT INTO pending_calls (channel, user_id, session_id, call_json, expires_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (channel, user_id, session_id) DO UPDATE SET call_json = excluded.call_json, expires_at = excluded.expires_at`,

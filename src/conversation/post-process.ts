@@ -4,8 +4,7 @@ import type { CapabilitySpec, PluginResult } from '../protocol/types.js';
 import type { Logger } from '../log.js';
 import type { LlmClient } from './llm-client.js';
 
-const DEFAULT_POST_PROCESS_PROMPT =
-  'Rewrite the following plugin output as a short, friendly answer for the user. Keep every fact; add nothing.';
+const DEFAULT_POST_PROCESS_PROMPT = 'Rewrite the following plugin output as a short, friendly answer for the user. Keep every fact; add nothing.';
 
 /** The raw output as text: the plugin's text, else its structured data as JSON. */
 export function rawOutput(result: PluginResult): string {

@@ -1,10 +1,11 @@
 // User profiles (name, address, phone, ...) in SQLite, one row per key so `profile set` changes one value
-// without rewriting the others. The resolver reads them through profile_key (seed §5).
+// without rewriting the others. The resolver reads them through a parameter's profile_key.
 import { readFile } from 'node:fs/promises';
 import type Database from 'better-sqlite3';
 import { parse as parseYaml } from 'yaml';
 import type { JsonValue } from '../protocol/types.js';
 import type { Profile, ProfileStore } from './resolver-api.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export interface SqliteProfileStoreOptions {
   db: Database.Database;
@@ -100,10 +101,6 @@ export interface SeedSummary {
   keys_set: number;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isJsonValue(value: unknown): value is JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
@@ -149,7 +146,7 @@ export async function seedProfiles(store: ProfileStore, yamlFile: string, option
     const existing = options.overwrite ? {} : store.get(userId);
     const fresh: Profile = {};
     for (const [key, value] of Object.entries(values)) {
-      if (Object.prototype.hasOwnProperty.call(existing, key)) continue;
+      if (Object.hasOwn(existing, key)) continue;
       fresh[key] = value;
     }
     if (Object.keys(fresh).length > 0) store.set(userId, fresh);

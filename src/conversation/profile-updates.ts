@@ -9,13 +9,14 @@ import type { CapabilitySpec, JsonObject, JsonValue } from '../protocol/types.js
 import type { LlmToolDefinition } from './llm-client.js';
 import { joinWithAnd, showValue } from './questions.js';
 import type { PendingCall, ProfileStore, ReplyInterpreter, SessionKey } from './resolver-api.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export const TOOL_PROFILE_UPDATE = 'profile_update';
 
 export const PROFILE_UPDATE_TOOL: LlmToolDefinition = {
   name: TOOL_PROFILE_UPDATE,
   description:
-    "Change what HomeClaw remembers about the user (their profile: name, address, phone, ...) when the user tells you something new about themselves, e.g. \"remember my new address is ...\". The user is asked to confirm before anything is saved.",
+    'Change what HomeClaw remembers about the user (their profile: name, address, phone, ...) when the user tells you something new about themselves, e.g. "remember my new address is ...". The user is asked to confirm before anything is saved.',
   parameters: {
     type: 'object',
     properties: {
@@ -145,7 +146,7 @@ export class ProfileUpdates {
 }
 
 function checkUpdates(value: unknown): { updates: JsonObject } | { error: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: '"updates" must be an object of profile keys and values' };
+  if (!isPlainObject(value)) return { error: '"updates" must be an object of profile keys and values' };
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length === 0) return { error: '"updates" is empty' };
   if (entries.length > MAX_KEYS) return { error: `at most ${MAX_KEYS} keys at once` };

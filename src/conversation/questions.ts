@@ -81,28 +81,20 @@ export function buildQuestion(input: QuestionInput): string {
   if (needed.length === 0) {
     sentences.push(`Reply "yes", or give the correct values (e.g. ${correctable}).`);
   } else if (uncertain.length === 0) {
-    sentences.push(
-      needed.length === 1
-        ? 'Reply with the value, or "cancel".'
-        : `Reply with the values (e.g. ${example(needed)}), or "cancel".`,
-    );
+    sentences.push(needed.length === 1 ? 'Reply with the value, or "cancel".' : `Reply with the values (e.g. ${example(needed)}), or "cancel".`);
   } else {
     sentences.push(
-      `Reply with the missing values and "yes" to confirm the rest (e.g. yes, ${example(needed)}), ` +
-        `or give the correct values (e.g. ${correctable}).`,
+      `Reply with the missing values and "yes" to confirm the rest (e.g. yes, ${example(needed)}), ` + `or give the correct values (e.g. ${correctable}).`,
     );
   }
   return sentences.join(' ');
 }
 
 /**
- * The structured note of seed §3.5 for the LLM: what is missing, what needs confirmation and what is
+ * The structured note for the LLM when a call cannot run yet: what is missing, what needs confirmation and what is
  * already known, so the model can word its own question when the engine lets it.
  */
-export function describeForModel(
-  pluginId: string,
-  input: QuestionInput & { values: ResolvedValue[] },
-): string {
+export function describeForModel(pluginId: string, input: QuestionInput & { values: ResolvedValue[] }): string {
   const { capability, missing, invalid, uncertain, values } = input;
   const lines: string[] = [`Plugin "${pluginId}" (${capability.id}) was NOT invoked.`];
   if (missing.length > 0) {
@@ -114,7 +106,7 @@ export function describeForModel(
     for (const bad of invalid) lines.push(`- ${bad.name}: ${showValue(bad.value)} ${bad.reason}`);
   }
   if (uncertain.length > 0) {
-    lines.push('Values that need the user\'s confirmation before use:');
+    lines.push("Values that need the user's confirmation before use:");
     for (const value of uncertain) lines.push(`- ${value.name}: ${showValue(value.value)} (${sourcePhrase(value.source)})`);
   }
   const uncertainNames = new Set(uncertain.map((value) => value.name));

@@ -1,4 +1,4 @@
-// Reads the user's next message against a pending call (seed §3.6): cancel, confirm (possibly with
+// Reads the user's next message against a pending call (one waiting for an answer): cancel, confirm (possibly with
 // corrections), values for the missing/uncertain parameters, or something unrelated. Deliberately
 // conservative: a reply is only taken as an answer when its form is unmistakable, because the cost of
 // misreading "what's the weather in Paris?" as a delivery address is a wrong order, while the cost of
@@ -61,10 +61,57 @@ const LEADING_FILLER =
 
 /** A reply that starts like one of these and runs on is a new request or a question, not a value. */
 const QUESTION_STARTERS = new Set([
-  'what', "what's", 'whats', 'how', "how's", 'when', 'where', "where's", 'who', "who's", 'why', 'which',
-  'can', 'could', 'would', 'will', 'should', 'shall', 'do', 'does', 'did', 'is', 'are', 'am', 'was', 'were',
-  'tell', 'show', 'play', 'turn', 'switch', 'set', 'remind', 'find', 'search', 'open', 'call', 'buy',
-  'order', 'please', 'hey', 'hi', 'hello', 'thanks', 'thank', 'give', 'let', "let's", 'i', "i'd", 'help',
+  'what',
+  "what's",
+  'whats',
+  'how',
+  "how's",
+  'when',
+  'where',
+  "where's",
+  'who',
+  "who's",
+  'why',
+  'which',
+  'can',
+  'could',
+  'would',
+  'will',
+  'should',
+  'shall',
+  'do',
+  'does',
+  'did',
+  'is',
+  'are',
+  'am',
+  'was',
+  'were',
+  'tell',
+  'show',
+  'play',
+  'turn',
+  'switch',
+  'set',
+  'remind',
+  'find',
+  'search',
+  'open',
+  'call',
+  'buy',
+  'order',
+  'please',
+  'hey',
+  'hi',
+  'hello',
+  'thanks',
+  'thank',
+  'give',
+  'let',
+  "let's",
+  'i',
+  "i'd",
+  'help',
 ]);
 const CORRECTION_LEAD =
   /^(?:(?:no|nope|actually|sorry|oops|wait|instead|correction)\b[\s,.!:;-]*)*(?:(?:please\s+)?(?:use|make\s+it|change\s+(?:it|that)\s+to|it\s+should\s+be|should\s+be|send\s+(?:it\s+)?to|deliver\s+(?:it\s+)?to)\s+)?/i;
@@ -181,9 +228,7 @@ function looksLikeRequest(text: string): boolean {
 }
 
 function specsByName(capability: CapabilitySpec, names: string[]): ParameterSpec[] {
-  return names
-    .map((name) => capability.parameters.find((p) => p.name === name))
-    .filter((p): p is ParameterSpec => p !== undefined);
+  return names.map((name) => capability.parameters.find((p) => p.name === name)).filter((p): p is ParameterSpec => p !== undefined);
 }
 
 /** Values without keys: the single missing value, the missing values in order, or one correction. */

@@ -1,4 +1,4 @@
-// The parameter resolver's contract (seed PluginParameterCollection), shared by the dialogue logic and
+// The parameter resolver's contract (what it reads, what it decides), shared by the dialogue logic and
 // the conversation engine that orchestrates it.
 import type { CapabilitySpec, JsonObject, JsonValue, ParameterSpec } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
@@ -60,7 +60,7 @@ export type ResolveOutcome =
 
 export interface ParameterResolver {
   resolve(input: ResolveInput): ResolveOutcome;
-  /** Parameters the LLM should see: those filled from trusted config are left out (seed §3.4). */
+  /** Parameters the LLM should see: those filled from trusted config (use_default_directly_for) are left out. */
   llmVisibleParameters(record: PluginRecord, capability: CapabilitySpec): ParameterSpec[];
 }
 
@@ -94,11 +94,7 @@ export interface PendingCallStore {
 }
 
 /** How the user's next message relates to a pending call. */
-export type ReplyInterpretation =
-  | { kind: 'cancel' }
-  | { kind: 'confirm'; values: JsonObject }
-  | { kind: 'values'; values: JsonObject }
-  | { kind: 'unrelated' };
+export type ReplyInterpretation = { kind: 'cancel' } | { kind: 'confirm'; values: JsonObject } | { kind: 'values'; values: JsonObject } | { kind: 'unrelated' };
 
 export interface ReplyInterpreter {
   interpret(pending: PendingCall, capability: CapabilitySpec, text: string): ReplyInterpretation;

@@ -1,16 +1,17 @@
-// The parameter resolver (seed PluginParameterCollection §3–§6): fills each parameter from the best
+// The parameter resolver: fills each parameter from the best
 // source, coerces it to the capability schema, and refuses to run a call whose values are missing,
 // invalid, or taken from a profile/config the user has not confirmed. Pure and synchronous: everything
 // it needs (profile, system context, confirmations) is in its input, so every decision is unit-testable.
 //
-// Decisions beyond the seed, on purpose:
+// Decisions on purpose:
 // - user_id and channel system values always win over explicit ones: identity is never something a
 //   message (or a model) may claim. Other system keys follow the normal order (explicit first), so
 //   "weather in Paris" can override the request's location.
-// - use_defaults_directly / use_default_directly_for trust CONFIG values only (seed §3.3). A profile value
+// - use_defaults_directly / use_default_directly_for trust CONFIG values only: the plugin's owner set them.
+//   A profile value
 //   with confirm_if_uncertain is confirmed with the user unless its name is in `confirmed`.
 // - A parameter's own manifest `default` and system values are never "uncertain": they are not the
-//   user's personal data and cannot be stale in the seed's sense.
+//   user's personal data and cannot be stale.
 // - Explicit keys that are not parameters of the capability are dropped, so a model's invented
 //   argument never reaches a plugin.
 import { configIsTrusted, configValue, isBlank } from '../dispatch/parameter-defaults.js';
@@ -18,16 +19,7 @@ import type { CapabilitySpec, JsonObject, JsonValue, ParameterSpec, PluginConfig
 import type { PluginRecord } from '../registry/record.js';
 import { ValueCoercer } from './coerce.js';
 import { buildQuestion } from './questions.js';
-import type {
-  InvalidValue,
-  ParameterResolver,
-  Profile,
-  ResolvedValue,
-  ResolveInput,
-  ResolveOutcome,
-  SystemContext,
-  ValueSource,
-} from './resolver-api.js';
+import type { InvalidValue, ParameterResolver, Profile, ResolvedValue, ResolveInput, ResolveOutcome, SystemContext, ValueSource } from './resolver-api.js';
 
 /** System keys that describe who is asking: never taken from the message. */
 const IDENTITY_KEYS: ReadonlySet<SystemKey> = new Set(['user_id', 'channel']);
@@ -38,7 +30,7 @@ const IDENTITY_KEYS: ReadonlySet<SystemKey> = new Set(['user_id', 'channel']);
 const ALWAYS_KNOWN_SYSTEM_KEYS: ReadonlySet<SystemKey> = new Set(['datetime', 'date', 'time', 'timezone', 'user_id', 'channel']);
 
 function own(object: JsonObject | Profile | undefined, key: string | undefined): JsonValue | undefined {
-  if (!object || key === undefined || !Object.prototype.hasOwnProperty.call(object, key)) return undefined;
+  if (!object || key === undefined || !Object.hasOwn(object, key)) return undefined;
   return object[key];
 }
 
@@ -101,18 +93,12 @@ export class DefaultParameterResolver implements ParameterResolver {
     const config = record.descriptor.config ?? {};
     return capability.parameters.filter((parameter) => {
       if (parameter.system_key && ALWAYS_KNOWN_SYSTEM_KEYS.has(parameter.system_key)) return false;
-      const trustedConfig =
-        configIsTrusted(config, parameter.name) && configValue(config, capability.id, parameter) !== undefined;
+      const trustedConfig = configIsTrusted(config, parameter.name) && configValue(config, capability.id, parameter) !== undefined;
       return !trustedConfig;
     });
   }
 
-  private pick(
-    input: ResolveInput,
-    config: PluginConfig,
-    parameter: ParameterSpec,
-    confirmed: ReadonlySet<string>,
-  ): Candidate | undefined {
+  private pick(input: ResolveInput, config: PluginConfig, parameter: ParameterSpec, confirmed: ReadonlySet<string>): Candidate | undefined {
     const { system_key: systemKey, profile_key: profileKey } = parameter;
     if (systemKey && IDENTITY_KEYS.has(systemKey)) {
       const value = systemValue(input.system, systemKey);
@@ -126,8 +112,7 @@ export class DefaultParameterResolver implements ParameterResolver {
       if (!isBlank(value)) return { value, source: 'system' };
     }
     // A confirmed profile/config value is reported as 'confirmed' so the source tells why it was not asked.
-    const personal = (source: 'profile' | 'config'): ValueSource =>
-      parameter.confirm_if_uncertain && confirmed.has(parameter.name) ? 'confirmed' : source;
+    const personal = (source: 'profile' | 'config'): ValueSource => (parameter.confirm_if_uncertain && confirmed.has(parameter.name) ? 'confirmed' : source);
     const fromProfile = own(input.profile, profileKey);
     if (!isBlank(fromProfile)) return { value: fromProfile, source: personal('profile') };
 

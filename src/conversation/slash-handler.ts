@@ -3,8 +3,9 @@
 import type { EngineContext } from './engine-context.js';
 import type { ReplyBody, Turn } from './engine-types.js';
 import { usageOf } from './no-llm-router.js';
-import { findCapability, type PendingDialogue } from './pending-dialogue.js';
+import type { PendingDialogue } from './pending-dialogue.js';
 import { parseSlashCommand, SLASH_USAGE } from './slash-commands.js';
+import { findCapability } from '../kit/find-capability.js';
 
 export async function answerSlashCommand(ctx: EngineContext, dialogue: PendingDialogue, turn: Turn): Promise<ReplyBody> {
   const command = parseSlashCommand(turn.text);
@@ -38,10 +39,14 @@ export async function answerSlashCommand(ctx: EngineContext, dialogue: PendingDi
     case 'call': {
       const record = ctx.deps.registry.get(command.plugin_id);
       if (!record) return { text: `Unknown plugin "${command.plugin_id}". /plugins lists them.`, kind: 'error' };
-      const capability = findCapability(record, command.capability_id);
+      const capability = findCapability(record.descriptor, command.capability_id);
       if (!capability) {
         const ids = record.descriptor.capabilities.map((c) => c.id).join(', ') || 'none';
-        return { text: `The plugin ${record.descriptor.id} has no capability "${command.capability_id}". Its capabilities: ${ids}.`, kind: 'error', plugin_id: record.descriptor.id };
+        return {
+          text: `The plugin ${record.descriptor.id} has no capability "${command.capability_id}". Its capabilities: ${ids}.`,
+          kind: 'error',
+          plugin_id: record.descriptor.id,
+        };
       }
       return (await dialogue.resolveAndInvoke(turn, record, capability, command.parameters, [], turn.text)).reply;
     }

@@ -1,5 +1,6 @@
 // What the model is told: only the retrieved plugins, their capabilities and the parameters it may fill.
-// Parameters filled from trusted config are left out (seed §3.4), and plugin config never appears.
+// Parameters filled from trusted config (use_default_directly_for) are left out: the model need not and
+// must not fill them. Plugin config never appears.
 import type { CapabilitySpec, ParameterSpec } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { ParameterResolver, SystemContext } from './resolver-api.js';
@@ -49,7 +50,7 @@ export interface SystemPromptInput {
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const header = [
     'You are HomeClaw, a home assistant. You act through plugins.',
-    'To use a plugin, call the tool route_to_plugin with plugin_id, capability_id and the parameters you can take from the user\'s message.',
+    "To use a plugin, call the tool route_to_plugin with plugin_id, capability_id and the parameters you can take from the user's message.",
     'Only pass values the user gave or that follow clearly from the message; leave the rest out — the Core fills them from the profile and config, and asks the user itself when something is missing.',
     'If none of the plugins below fits, call find_plugins with a short description of what is needed. If no plugin is needed, answer directly and briefly.',
     `Current time: ${input.system.datetime} (${input.system.timezone}).${input.system.location ? ` User location: ${input.system.location}.` : ''}`,

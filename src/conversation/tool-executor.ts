@@ -6,12 +6,19 @@ import type { JsonObject } from '../protocol/types.js';
 import { searchReachable, type EngineContext } from './engine-context.js';
 import type { ReplyBody, Turn } from './engine-types.js';
 import type { LlmToolCall } from './llm-client.js';
-import { findCapability, type PendingDialogue } from './pending-dialogue.js';
+import type { PendingDialogue } from './pending-dialogue.js';
 import { TOOL_PROFILE_UPDATE } from './profile-updates.js';
 import { describePlugin } from './system-prompt.js';
 import { TOOL_FIND_PLUGINS, TOOL_ROUTE_TO_PLUGIN, type ToolExecution } from './tool-loop.js';
+import { findCapability } from '../kit/find-capability.js';
 
-export async function executeTool(ctx: EngineContext, dialogue: PendingDialogue, turn: Turn, call: LlmToolCall, args: Record<string, unknown>): Promise<ToolExecution<ReplyBody>> {
+export async function executeTool(
+  ctx: EngineContext,
+  dialogue: PendingDialogue,
+  turn: Turn,
+  call: LlmToolCall,
+  args: Record<string, unknown>,
+): Promise<ToolExecution<ReplyBody>> {
   if (call.name === TOOL_FIND_PLUGINS) {
     const query = typeof args.query === 'string' ? args.query.trim() : '';
     if (!query) return { kind: 'to_model', content: 'Error: find_plugins needs a non-empty "query" string.' };
@@ -33,7 +40,8 @@ export async function executeTool(ctx: EngineContext, dialogue: PendingDialogue,
   }
   const problems: string[] = [];
   if (typeof args.plugin_id !== 'string' || args.plugin_id === '') problems.push('"plugin_id" must be a non-empty string');
-  if (args.capability_id !== undefined && args.capability_id !== null && typeof args.capability_id !== 'string') problems.push('"capability_id" must be a string');
+  if (args.capability_id !== undefined && args.capability_id !== null && typeof args.capability_id !== 'string')
+    problems.push('"capability_id" must be a string');
   const rawParameters = args.parameters;
   if (rawParameters !== undefined && rawParameters !== null && (typeof rawParameters !== 'object' || Array.isArray(rawParameters))) {
     problems.push('"parameters" must be an object');
@@ -45,7 +53,7 @@ export async function executeTool(ctx: EngineContext, dialogue: PendingDialogue,
   if (!record) {
     return { kind: 'to_model', content: `Error: there is no plugin "${pluginId}". Use one of the listed plugin ids, or call ${TOOL_FIND_PLUGINS}.` };
   }
-  const capability = findCapability(record, capabilityId);
+  const capability = findCapability(record.descriptor, capabilityId);
   if (!capability) {
     const ids = record.descriptor.capabilities.map((c) => c.id).join(', ') || 'none';
     return { kind: 'to_model', content: `Error: plugin "${pluginId}" has no capability "${capabilityId}". Its capabilities: ${ids}.` };

@@ -1,11 +1,11 @@
 // The bounded LLM tool loop. A tool either answers the model (its result goes back as a tool message,
 // errors included, so the model can correct itself) or ends the turn with a reply for the user (a plugin
-// answer or a question): the seed's "response already sent", which saves a model round.
-import type { LlmClient, LlmMessage, LlmToolCall, LlmToolDefinition } from './llm-client.js';
+// answer or a question) that is sent as is, which saves a model round.
+import type { LlmClient, LlmMessage, LlmReply, LlmToolCall, LlmToolDefinition } from './llm-client.js';
+import { errorMessage } from '../kit/error-message.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
-export type ToolExecution<TFinal> =
-  | { kind: 'to_model'; content: string }
-  | { kind: 'final'; value: TFinal };
+export type ToolExecution<TFinal> = { kind: 'to_model'; content: string } | { kind: 'final'; value: TFinal };
 
 export type ToolExecutor<TFinal> = (call: LlmToolCall, parsedArguments: Record<string, unknown>) => Promise<ToolExecution<TFinal>>;
 
@@ -30,7 +30,7 @@ export const CONVERSATION_TOOLS: LlmToolDefinition[] = [
   {
     name: TOOL_ROUTE_TO_PLUGIN,
     description:
-      'Call a plugin capability for the user. Omit capability_id to use the plugin\'s default capability. Put only values taken from the user\'s message in parameters.',
+      "Call a plugin capability for the user. Omit capability_id to use the plugin's default capability. Put only values taken from the user's message in parameters.",
     parameters: {
       type: 'object',
       properties: {
@@ -58,7 +58,7 @@ export async function runToolLoop<TFinal>(input: ToolLoopInput<TFinal>): Promise
   const messages = [...input.messages];
   const maxRounds = Math.max(1, input.maxRounds);
   for (let round = 1; round <= maxRounds; round++) {
-    let reply;
+    let reply: LlmReply;
     try {
       reply = await input.llm.complete(messages, input.tools);
     } catch (error) {
@@ -84,9 +84,9 @@ function parseArguments(text: string): { ok: true; value: Record<string, unknown
   if (text.trim() === '') return { ok: true, value: {} };
   try {
     const value: unknown = JSON.parse(text);
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: 'not a JSON object' };
+    if (!isPlainObject(value)) return { ok: false, error: 'not a JSON object' };
     return { ok: true, value: value as Record<string, unknown> };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: errorMessage(error) };
   }
 }

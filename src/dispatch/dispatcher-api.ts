@@ -1,21 +1,13 @@
 // What callers (conversation, HTTP API, MCP server, CLI) ask of the dispatcher.
-import type { CapabilitySpec, JsonObject, PluginResult } from '../protocol/types.js';
+import type { CapabilitySpec, JsonObject, PluginRequest, PluginResult } from '../protocol/types.js';
 
-/** What the caller knows about who asks and from where; each field ends up in the PluginRequest when set. */
-export interface InvocationContext {
-  user_id?: string;
-  user_name?: string;
-  channel_name?: string;
-  /** The kind of front door: mqtt, http, wyoming, mcp, schedule... or what the channel message said (e.g. IM). */
-  channel_type?: string;
-  /** The assistant instance the request belongs to; the Core's app_id when absent. */
-  app_id?: string;
-  session_id?: string;
-  user_input?: string;
-  /** Recent messages of the conversation, oldest first. */
-  chat_context?: string;
-  metadata?: JsonObject;
-}
+/**
+ * What the caller knows about who asks and from where: the PluginRequest fields that describe the caller
+ * (topics/schemas/plugin-request.schema.json documents each); each ends up in the PluginRequest when set.
+ */
+export type InvocationContext = Partial<
+  Pick<PluginRequest, 'user_id' | 'user_name' | 'channel_name' | 'channel_type' | 'app_id' | 'session_id' | 'user_input' | 'chat_context' | 'metadata'>
+>;
 
 export interface InvokeOptions {
   plugin_id: string;

@@ -14,6 +14,8 @@ import { ParamValidator } from './param-validator.js';
 import { buildPluginRequest } from './plugin-request.js';
 import { withParameterDefaults } from './parameter-defaults.js';
 import type { InvocationEventBus } from './invocation-events.js';
+import { errorMessage } from '../kit/error-message.js';
+import { findCapability } from '../kit/find-capability.js';
 
 /** What observers learn about each finished invocation (no parameters: they may hold personal data). */
 export interface InvocationRecord {
@@ -109,19 +111,21 @@ export class Dispatcher implements DispatcherApi {
       this.stats.failed++;
       if (error_code === 'busy') this.stats.rejected_busy++;
       this.deps.log.info({ request_id, plugin_id: options.plugin_id, error_code, error }, 'invocation refused');
-      this.announce(options, { request_id, plugin_id: options.plugin_id, capability_id: auditedCapability, success: false, error_code, duration_ms: 0 }, error_code, true);
+      this.announce(
+        options,
+        { request_id, plugin_id: options.plugin_id, capability_id: auditedCapability, success: false, error_code, duration_ms: 0 },
+        error_code,
+        true,
+      );
       return { request_id, plugin_id: options.plugin_id, success: false, error, error_code };
     };
 
     const record = this.deps.registry.get(options.plugin_id);
     if (!record) return fail('not_found', `no plugin with id "${options.plugin_id}" is registered`);
-    const capability = this.findCapability(record, options.capability_id);
+    const capability = findCapability(record.descriptor, options.capability_id);
     if (!capability) {
       const known = record.descriptor.capabilities.map((c) => c.id).join(', ') || 'none';
-      return fail(
-        'not_found',
-        `plugin "${record.descriptor.id}" has no capability "${options.capability_id ?? ''}" (capabilities: ${known})`,
-      );
+      return fail('not_found', `plugin "${record.descriptor.id}" has no capability "${options.capability_id ?? ''}" (capabilities: ${known})`);
     }
     auditedCapability = capability.id;
     const refusal = this.refusalFor(record, capability, options);
@@ -136,10 +140,7 @@ export class Dispatcher implements DispatcherApi {
     const problems = this.validator.validate(record.content_hash, capability, parameters);
     if (problems.length > 0) {
       return {
-        ...fail(
-          'invalid_params',
-          `invalid parameters for ${record.descriptor.id}.${capability.id}: ${problems.map((p) => p.message).join('; ')}`,
-        ),
+        ...fail('invalid_params', `invalid parameters for ${record.descriptor.id}.${capability.id}: ${problems.map((p) => p.message).join('; ')}`),
         metadata: { problems: problems.map((p) => ({ path: p.path, message: p.message })) },
       };
     }
@@ -148,10 +149,7 @@ export class Dispatcher implements DispatcherApi {
 
     const { queue, limit } = this.queueFor(record);
     if (queue.waiting >= limit) {
-      return fail(
-        'busy',
-        `plugin "${record.descriptor.id}" is busy: ${queue.running} running and ${queue.waiting} waiting (limit ${limit})`,
-      );
+      return fail('busy', `plugin "${record.descriptor.id}" is busy: ${queue.running} running and ${queue.waiting} waiting (limit ${limit})`);
     }
 
     const timeoutSec = this.timeoutFor(record, capability, options.timeout_sec);
@@ -171,7 +169,7 @@ export class Dispatcher implements DispatcherApi {
 
   precheck(options: InvokeOptions): PluginResult | undefined {
     const record = this.deps.registry.get(options.plugin_id);
-    const capability = record ? this.findCapability(record, options.capability_id) : undefined;
+    const capability = record ? findCapability(record.descriptor, options.capability_id) : undefined;
     if (!record || !capability) return undefined; // invoke() explains unknown ids itself
     const refusal = this.refusalFor(record, capability, options);
     if (!refusal) return undefined;
@@ -180,7 +178,14 @@ export class Dispatcher implements DispatcherApi {
     this.stats.failed++;
     this.deps.log.info({ plugin_id: options.plugin_id, capability_id: capability.id, error_code: refusal.code, error: refusal.message }, 'invocation refused');
     const request_id = randomUUID();
-    const refused: InvocationRecord = { request_id, plugin_id: options.plugin_id, capability_id: capability.id, success: false, error_code: refusal.code, duration_ms: 0 };
+    const refused: InvocationRecord = {
+      request_id,
+      plugin_id: options.plugin_id,
+      capability_id: capability.id,
+      success: false,
+      error_code: refusal.code,
+      duration_ms: 0,
+    };
     this.announce(options, refused, refusal.code, true);
     return { request_id, plugin_id: options.plugin_id, success: false, error: refusal.message, error_code: refusal.code };
   }
@@ -286,7 +291,10 @@ export class Dispatcher implements DispatcherApi {
         },
         onAbort(listener: () => void): void {
           if (abortReason) listener();
-          else (abortListeners ??= []).push(listener);
+          else {
+            abortListeners ??= [];
+            abortListeners.push(listener);
+          }
         },
       };
       queue.enter(() => {
@@ -311,7 +319,7 @@ export class Dispatcher implements DispatcherApi {
           },
           (err: unknown) => {
             releaseSlot!();
-            const message = err instanceof Error ? err.message : String(err);
+            const message = errorMessage(err);
             settle({ request_id, plugin_id, success: false, error: message, error_code: 'adapter_error' }, 'adapter_error');
           },
         );
@@ -325,12 +333,6 @@ export class Dispatcher implements DispatcherApi {
     }
   }
 
-  private findCapability(record: PluginRecord, capabilityId: string | undefined): CapabilitySpec | undefined {
-    const caps = record.descriptor.capabilities;
-    if (capabilityId === undefined || capabilityId === '') return caps[0];
-    return caps.find((c) => c.id === capabilityId);
-  }
-
   private timeoutFor(record: PluginRecord, capability: CapabilitySpec, override?: number): number {
     const candidates = [override, capability.timeout_sec, record.descriptor.config.timeout_sec, this.deps.config.default_timeout_sec];
     // Capped: a longer timer would overflow and fire at once.
@@ -341,11 +343,8 @@ export class Dispatcher implements DispatcherApi {
   private queueFor(record: PluginRecord): { queue: ConcurrencyGate; limit: number } {
     const cfg = record.descriptor.config;
     const concurrency =
-      typeof cfg.max_concurrency === 'number' && cfg.max_concurrency >= 1
-        ? Math.floor(cfg.max_concurrency)
-        : this.deps.config.default_max_concurrency;
-    const limit =
-      typeof cfg.queue_limit === 'number' && cfg.queue_limit >= 0 ? Math.floor(cfg.queue_limit) : this.deps.config.default_queue_limit;
+      typeof cfg.max_concurrency === 'number' && cfg.max_concurrency >= 1 ? Math.floor(cfg.max_concurrency) : this.deps.config.default_max_concurrency;
+    const limit = typeof cfg.queue_limit === 'number' && cfg.queue_limit >= 0 ? Math.floor(cfg.queue_limit) : this.deps.config.default_queue_limit;
     let queue = this.queues.get(record.descriptor.id);
     if (!queue || queue.concurrency !== concurrency) {
       // A changed descriptor may change concurrency: new calls go to a fresh queue, running ones finish.

@@ -28,10 +28,7 @@ export class ParamValidator {
     if (fn(parameters)) return [];
     return (fn.errors ?? []).map((e) => {
       const missing = e.keyword === 'required' ? `/${String((e.params as { missingProperty?: string }).missingProperty)}` : '';
-      const extra =
-        e.keyword === 'additionalProperties'
-          ? `/${String((e.params as { additionalProperty?: string }).additionalProperty)}`
-          : '';
+      const extra = e.keyword === 'additionalProperties' ? `/${String((e.params as { additionalProperty?: string }).additionalProperty)}` : '';
       const path = `${e.instancePath}${missing}${extra}`;
       const message =
         e.keyword === 'additionalProperties'

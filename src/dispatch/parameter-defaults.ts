@@ -1,7 +1,9 @@
-// Parameter defaults from the plugin's config and manifest (seed PluginParameterCollection §3.3), in one
+// Parameter defaults from the plugin's config (config.yml: default_parameters, per-capability
+// capabilities.<id>.default_parameters, config_key entries) and the manifest's `default`, in one
 // place for every path: the conversation's resolver reads config values through configValue, and the
 // dispatcher fills whatever a direct call (HTTP run route, CLI, MCP, MQTT) left out before validating.
 import type { CapabilitySpec, JsonObject, JsonValue, ParameterSpec, PluginConfig } from '../protocol/types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 /** Plugin config keys with a meaning of their own; a config_key naming one of them is ignored. */
 const RESERVED_CONFIG_KEYS = new Set([
@@ -14,17 +16,13 @@ const RESERVED_CONFIG_KEYS = new Set([
   'timeout_sec',
 ]);
 
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Absent, null, and empty or whitespace-only text all count as "no value". */
 export function isBlank(value: JsonValue | undefined): value is undefined | null | '' {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
 
 function own(object: Record<string, JsonValue | undefined> | undefined, key: string | undefined): JsonValue | undefined {
-  if (!object || key === undefined || !Object.prototype.hasOwnProperty.call(object, key)) return undefined;
+  if (!object || key === undefined || !Object.hasOwn(object, key)) return undefined;
   return object[key];
 }
 
@@ -40,7 +38,7 @@ function capabilityDefaults(config: PluginConfig, capabilityId: string): JsonObj
 /**
  * The config value for a parameter: per-capability default_parameters win over plugin-level ones; in
  * each, the parameter's own name wins over its config_key; last, a top-level config entry named by
- * config_key (e.g. `default_address: ...`, as the seed's plugin.yaml suggests).
+ * config_key (e.g. `default_address: ...` for a parameter with `config_key: default_address`).
  */
 export function configValue(config: PluginConfig, capabilityId: string, parameter: ParameterSpec): JsonValue | undefined {
   const levels = [capabilityDefaults(config, capabilityId), isPlainObject(config.default_parameters) ? config.default_parameters : undefined];

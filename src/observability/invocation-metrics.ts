@@ -40,7 +40,7 @@ const ERROR_CODES: Record<ErrorCode, true> = {
 };
 
 function outcomeLabel(outcome: string): string {
-  return outcome === 'ok' || Object.prototype.hasOwnProperty.call(ERROR_CODES, outcome) ? outcome : 'plugin_error';
+  return outcome === 'ok' || Object.hasOwn(ERROR_CODES, outcome) ? outcome : 'plugin_error';
 }
 
 interface Series {

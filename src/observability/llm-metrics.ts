@@ -28,7 +28,12 @@ export class LlmMetrics {
       labelNames: ['kind'],
       registers,
     });
-    this.duration = new Histogram({ name: 'homeclaw_llm_request_duration_seconds', help: 'Duration of LLM requests, failed ones included.', buckets: LLM_BUCKETS, registers });
+    this.duration = new Histogram({
+      name: 'homeclaw_llm_request_duration_seconds',
+      help: 'Duration of LLM requests, failed ones included.',
+      buckets: LLM_BUCKETS,
+      registers,
+    });
     // Both kinds from the start, so a rate over tokens never starts from a missing series.
     this.tokens.inc({ kind: 'prompt' }, 0);
     this.tokens.inc({ kind: 'completion' }, 0);

@@ -5,6 +5,7 @@
 // on the LAN which URL, version or error a part has. Why a part is down goes to the log instead, once
 // per change, so a flapping part does not flood it.
 import type { Logger } from '../log.js';
+import { errorMessage } from '../kit/error-message.js';
 
 export type PartState = 'up' | 'down';
 
@@ -103,7 +104,7 @@ export class Readiness {
         .then(() => probe(controller.signal))
         .then(
           (result): ProbeOutcome => (typeof result === 'boolean' ? { up: result } : result),
-          (error: unknown): ProbeOutcome => ({ up: false, reason: error instanceof Error ? error.message : String(error) }),
+          (error: unknown): ProbeOutcome => ({ up: false, reason: errorMessage(error) }),
         );
       return await Promise.race([answered, deadline]);
     } finally {

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { topicsDir } from '../package-root.js';
+import { topicsDir } from '../kit/package-root.js';
 import type { JsonObject } from './types.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export const SCHEMA_FILES = {
   common: 'common.schema.json',
@@ -61,8 +62,7 @@ export interface SchemaStore {
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable sits on .default.
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
 /** A fresh ajv for protocol schemas: draft 2020-12, every error reported, formats such as uri known. */
 export function createProtocolAjv(): Ajv2020 {
@@ -78,7 +78,7 @@ export function loadSchemaStore(dir: string = join(topicsDir(), 'schemas')): Sch
     const file = join(dir, SCHEMA_FILES[name]);
     if (!existsSync(file)) throw new Error(`protocol schema ${name} is missing: ${file}`);
     const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    if (!isPlainObject(parsed)) {
       throw new Error(`protocol schema ${file} is not a JSON object`);
     }
     raw.set(name, parsed as JsonObject);

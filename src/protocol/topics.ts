@@ -1,4 +1,4 @@
-// The topic tree of the plan §3, in one place. Every topic the code publishes or subscribes is built
+// The MQTT topic tree (homeclaw/...), in one place. Every topic the code publishes or subscribes is built
 // here, and test/protocol/topics.test.ts checks each one against topics/asyncapi.yaml.
 import type {
   CallRejection,
@@ -82,7 +82,16 @@ export const haFilters = {
   discovery: (prefix: string): string => `${prefix}/device/+/config`,
 } as const;
 
-const COMMAND_KINDS: ReadonlySet<TopicKind> = new Set<TopicKind>(['register', 'unregister', 'heartbeat', 'result', 'channel/in', 'invoke', 'control', 'notify']);
+const COMMAND_KINDS: ReadonlySet<TopicKind> = new Set<TopicKind>([
+  'register',
+  'unregister',
+  'heartbeat',
+  'result',
+  'channel/in',
+  'invoke',
+  'control',
+  'notify',
+]);
 
 /**
  * Commands: messages that ask for an action (register, unregister, heartbeat, a result, a user message,

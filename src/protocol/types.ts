@@ -40,8 +40,7 @@ export type NotifyErrorCode = NonNullable<PluginNotifyAck['error_code']>;
 
 /** Every member of the union T, in a fixed order: the compiler refuses a list that misses or adds one. */
 function everyMember<T extends string>() {
-  return <const A extends readonly T[]>(values: A & ([T] extends [A[number]] ? unknown : 'a member of the schema enum is missing')): A =>
-    values;
+  return <const A extends readonly T[]>(values: A & ([T] extends [A[number]] ? unknown : 'a member of the schema enum is missing')): A => values;
 }
 
 export const PARAMETER_TYPES = everyMember<ParameterType>()(['string', 'number', 'integer', 'boolean', 'object', 'array']);

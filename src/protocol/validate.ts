@@ -3,6 +3,8 @@ import type { ErrorObject } from 'ajv';
 import { getSchemaValidator, getSchemaValidatorAt, type SchemaName } from './schemas.js';
 import type { TopicKind, TopicPayloads } from './topics.js';
 import type { ValidationIssue } from './types.js';
+import { errorMessage } from '../kit/error-message.js';
+import { isPlainObject } from '../kit/plain-object.js';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; errors: ValidationIssue[] };
 
@@ -65,10 +67,10 @@ export function parseJsonPayload(payload: Buffer | string, maxBytes: number): Va
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { ok: false, errors: [{ path: '', message: `payload is not valid JSON: ${reason}` }] };
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+  if (!isPlainObject(parsed)) {
     return { ok: false, errors: [{ path: '', message: 'payload must be a JSON object' }] };
   }
   return { ok: true, value: parsed as Record<string, unknown> };

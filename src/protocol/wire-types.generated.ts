@@ -103,7 +103,7 @@ export interface PluginConfig {
 }
 
 /**
- * The canonical plugin descriptor (plan section 4). Every dialect (HomeClaw plugin.yaml / registration JSON, ForgeSyte metadata, RAGFlow tool metadata) is normalised to this form by the Core before it is stored. 'source' is always set by the Core.
+ * The canonical plugin descriptor. Every dialect (HomeClaw plugin.yaml / registration JSON, ForgeSyte metadata, RAGFlow tool metadata) is normalised to this form by the Core before it is stored. 'source' is always set by the Core.
  */
 export interface PluginDescriptor {
   /**

@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from '../log.js';
 import { descriptorContentHash } from '../protocol/descriptor/content-hash.js';
 import { explainBadId, isPluginId } from '../protocol/ids.js';
-import { guardDiskFull } from '../disk-full.js';
+import { guardDiskFull } from '../kit/disk-full.js';
 import type { TypedEventBus } from './events.js';
 import { checkRegistrationLimits, DEFAULT_REGISTRATION_LIMITS, type RegistrationLimits } from './limits.js';
 import type { PluginRecord, PluginState } from './record.js';

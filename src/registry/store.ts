@@ -1,4 +1,4 @@
-// SQLite persistence of plugin records: nothing registered is lost on restart (plan §5).
+// SQLite persistence of plugin records: nothing registered is lost on restart.
 import type { Database, Statement } from 'better-sqlite3';
 import type { PluginDescriptor } from '../protocol/types.js';
 import type { PluginRecord, PluginState } from './record.js';

@@ -24,7 +24,10 @@ export class Bm25Index {
     for (const term of terms) termFreq.set(term, (termFreq.get(term) ?? 0) + 1);
     for (const [term, tf] of termFreq) {
       let posting = this.postings.get(term);
-      if (!posting) this.postings.set(term, (posting = new Map()));
+      if (!posting) {
+        posting = new Map();
+        this.postings.set(term, posting);
+      }
       posting.set(id, tf);
     }
     this.docTerms.set(id, termFreq);

@@ -20,6 +20,7 @@ import { ChromaIndex, type PluginVectors } from './chroma-index.js';
 import { ChromaProcess, chromaHeartbeat } from './chroma-process.js';
 import type { EmbedPriority, Embedder, EmbedderEvent } from './embedder.js';
 import { pluginDocuments } from './plugin-documents.js';
+import { errorMessage } from '../kit/error-message.js';
 
 export interface DenseSyncOptions {
   config: RetrievalConfig & { data_dir: string; retry_interval_sec?: number };
@@ -142,12 +143,12 @@ export class DenseSync {
     try {
       return await this.embedder.embed(texts, { priority });
     } catch (err) {
-      throw new EmbedderError(err instanceof Error ? err.message : String(err));
+      throw new EmbedderError(errorMessage(err));
     }
   }
 
   degrade(err: unknown): void {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     const reason = err instanceof EmbedderError ? `embedder failed: ${message}` : `chroma unavailable: ${message}`;
     if (this.ready || this.degradedReason !== reason) this.log.warn({ reason }, 'retrieval degraded to BM25 only');
     this.ready = false;
@@ -172,7 +173,7 @@ export class DenseSync {
     if (this.stopped) return;
     try {
       await this.embedder.ready?.().catch((err: unknown) => {
-        throw new EmbedderError(err instanceof Error ? err.message : String(err));
+        throw new EmbedderError(errorMessage(err));
       });
       const url = await this.chromaUrl();
       const index = new ChromaIndex({ url, collection: this.config.chroma.collection, embedderName: this.embedder.name, log: this.log });
@@ -247,7 +248,10 @@ export class DenseSync {
     }
     if (!changed.length) return;
     const docsPerPlugin = changed.map((r) => pluginDocuments(r.descriptor));
-    const vectors = await this.embed(docsPerPlugin.flat().map((d) => d.text), 'index');
+    const vectors = await this.embed(
+      docsPerPlugin.flat().map((d) => d.text),
+      'index',
+    );
     let offset = 0;
     const batch: PluginVectors[] = changed.map((record, i) => {
       const documents = docsPerPlugin[i]!;

@@ -16,10 +16,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.js';
-import { findPackageRoot } from '../package-root.js';
+import { findPackageRoot } from '../kit/package-root.js';
 import type { EmbedOptions, Embedder, EmbedderEvent, EmbedderHealth } from './embedder.js';
 import { EmbeddingLanes, type Batch } from './embedding-lanes.js';
 import type { EmbeddingWorkerData, WorkerReply, WorkerRequest } from './embedding-worker-protocol.js';
+import { errorMessage } from '../kit/error-message.js';
 
 export interface EmbeddingPoolOptions {
   /** Recorded in the Chroma collection (the model inside the workers). */
@@ -180,7 +181,7 @@ export class EmbeddingPool implements Embedder {
     try {
       worker = new Worker(this.options.script ?? workerScript(), { workerData: data });
     } catch (error) {
-      this.lost(slot, undefined, `embedding worker ${slot.index} could not start: ${messageOf(error)}`);
+      this.lost(slot, undefined, `embedding worker ${slot.index} could not start: ${errorMessage(error)}`);
       return;
     }
     slot.worker = worker;
@@ -321,8 +322,4 @@ function workerScript(): string {
   const built = join(findPackageRoot(), 'dist', 'src', 'retrieval', 'embedding-worker.js');
   if (existsSync(built)) return built;
   throw new Error(`embedding worker script not found (${beside}); run npm run build`);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

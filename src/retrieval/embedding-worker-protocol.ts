@@ -20,4 +20,3 @@ export type WorkerReply =
   | { type: 'load-error'; message: string }
   | { type: 'result'; id: number; dimension: number; vectors: Float32Array }
   | { type: 'error'; id: number; message: string };
-

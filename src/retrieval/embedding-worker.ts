@@ -9,6 +9,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { FAULT_EXIT, FAULT_EXIT_CODE, FAULT_THROW, type EmbeddingWorkerData, type WorkerReply, type WorkerRequest } from './embedding-worker-protocol.js';
 import { UseLiteEmbedder } from './use-lite-embedder.js';
+import { errorMessage } from '../kit/error-message.js';
 
 const port = parentPort;
 if (port) {
@@ -27,7 +28,7 @@ if (port) {
   embedder
     .embed(['warm up'])
     .then(() => post({ type: 'ready', dimension: embedder.dimension() }))
-    .catch((error: unknown) => post({ type: 'load-error', message: messageOf(error) }));
+    .catch((error: unknown) => post({ type: 'load-error', message: errorMessage(error) }));
 
   port.on('message', (request: WorkerRequest) => {
     void handle(request);
@@ -40,14 +41,12 @@ if (port) {
       const vectors = await embedder.embed(request.texts);
       const dimension = embedder.dimension();
       const flat = new Float32Array(vectors.length * dimension);
-      vectors.forEach((vector, i) => flat.set(vector, i * dimension));
+      vectors.forEach((vector, i) => {
+        flat.set(vector, i * dimension);
+      });
       post({ type: 'result', id: request.id, dimension, vectors: flat }, [flat.buffer]);
     } catch (error) {
-      post({ type: 'error', id: request.id, message: messageOf(error) });
+      post({ type: 'error', id: request.id, message: errorMessage(error) });
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -36,11 +36,7 @@ const MAX_LONG_DESCRIPTION = 1_500;
 
 export function capabilityText(descriptor: PluginDescriptor, capability: CapabilitySpec): string {
   const parameters = capability.parameters.map((p) => splitIdentifier(p.name)).join(', ');
-  return [
-    `${descriptor.name}: ${splitIdentifier(capability.name)}.`,
-    capability.description,
-    parameters ? `Parameters: ${parameters}.` : '',
-  ]
+  return [`${descriptor.name}: ${splitIdentifier(capability.name)}.`, capability.description, parameters ? `Parameters: ${parameters}.` : '']
     .filter(Boolean)
     .join(' ');
 }
@@ -79,7 +75,9 @@ export function pluginDocuments(descriptor: PluginDescriptor): IndexDocument[] {
     }
   }
   const examples = [...new Set((descriptor.examples ?? []).map((e) => e.trim()).filter(Boolean))].slice(0, MAX_EXAMPLES);
-  examples.forEach((text, i) => docs.push({ id: `${pid}::ex::${i}`, plugin_id: pid, kind: 'example', text }));
+  examples.forEach((text, i) => {
+    docs.push({ id: `${pid}::ex::${i}`, plugin_id: pid, kind: 'example', text });
+  });
   return docs;
 }
 

@@ -141,7 +141,13 @@ export class Retrieval implements PluginSearchApi {
   async search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
     const checked = checkSearchRequest(query, options.k, this.config.top_k);
     if (!checked.ok) {
-      return { query: typeof query === 'string' ? query.slice(0, 200) : '', k: 0, hits: [], mode: this.dense.isReady() ? 'hybrid' : 'bm25', error: checked.error };
+      return {
+        query: typeof query === 'string' ? query.slice(0, 200) : '',
+        k: 0,
+        hits: [],
+        mode: this.dense.isReady() ? 'hybrid' : 'bm25',
+        error: checked.error,
+      };
     }
     const warnings: string[] = [];
     if (checked.truncated) warnings.push(`query truncated to its first ${checked.query.length} characters`);
@@ -301,12 +307,7 @@ export function pluginDenseScores(matches: DenseMatch[]): Map<string, number> {
 }
 
 /** Capabilities of a hit, best match first: lexical and dense evidence per capability. */
-function rankCapabilities(
-  record: PluginRecord,
-  pluginScore: number,
-  lexical: Map<string, number>,
-  dense: Map<string, number>,
-): CapabilityMatch[] {
+function rankCapabilities(record: PluginRecord, pluginScore: number, lexical: Map<string, number>, dense: Map<string, number>): CapabilityMatch[] {
   const capabilities = record.descriptor.capabilities;
   if (capabilities.length === 1) return [{ capability_id: capabilities[0]!.id, score: pluginScore }];
   const pid = record.descriptor.id;

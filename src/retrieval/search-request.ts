@@ -5,9 +5,7 @@ export const MAX_K = 50;
 /** Longer queries are cut here: a user message this long carries its intent in its first lines. */
 export const MAX_QUERY_CHARS = 2_000;
 
-export type CheckedRequest =
-  | { ok: true; query: string; k: number; truncated: boolean; clamped: boolean }
-  | { ok: false; error: string };
+export type CheckedRequest = { ok: true; query: string; k: number; truncated: boolean; clamped: boolean } | { ok: false; error: string };
 
 /** k may arrive as a number (Core, MCP) or a string (HTTP query string, CLI flag). */
 export function checkSearchRequest(query: unknown, k: unknown, defaultK: number): CheckedRequest {

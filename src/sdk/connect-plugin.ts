@@ -10,6 +10,8 @@ import { createMqttClient, isHandledProtocolRefusal } from './mqtt-connection.js
 import { ParameterValidator } from './parameter-validator.js';
 import { PluginConnection } from './plugin-connection.js';
 import type { ConnectedPlugin, ConnectPluginOptions } from './types.js';
+import { errorMessage } from '../kit/error-message.js';
+import { redactUrl } from '../kit/redact-url.js';
 
 const DEFAULTS = {
   heartbeat_interval_sec: 30,
@@ -31,16 +33,12 @@ export async function connectPlugin(options: ConnectPluginOptions): Promise<Conn
   try {
     parameters = new ParameterValidator(descriptor.capabilities);
   } catch (error) {
-    throw new PluginRegistrationError('a capability has an unusable parameter schema', [
-      { path: '/capabilities', message: error instanceof Error ? error.message : String(error) },
-    ]);
+    throw new PluginRegistrationError('a capability has an unusable parameter schema', [{ path: '/capabilities', message: errorMessage(error) }]);
   }
 
   const heartbeatIntervalSec = options.heartbeat_interval_sec ?? DEFAULTS.heartbeat_interval_sec;
   if (!(heartbeatIntervalSec > 0)) {
-    throw new PluginRegistrationError('invalid options', [
-      { path: '/heartbeat_interval_sec', message: 'must be a positive number of seconds' },
-    ]);
+    throw new PluginRegistrationError('invalid options', [{ path: '/heartbeat_interval_sec', message: 'must be a positive number of seconds' }]);
   }
   const startupTimeoutMs = options.startup_timeout_ms ?? DEFAULTS.startup_timeout_ms;
   const deadline = Date.now() + startupTimeoutMs;
@@ -105,11 +103,7 @@ function waitForConnect(client: MqttClient, timeoutMs: number, url: string): Pro
       const code = (error as { code?: unknown }).code;
       if (typeof code === 'number' && !isHandledProtocolRefusal(error)) {
         cleanup();
-        reject(
-          new PluginRegistrationError('the broker refused the connection', [
-            { path: '', message: `${error.message} (CONNACK code ${code})` },
-          ]),
-        );
+        reject(new PluginRegistrationError('the broker refused the connection', [{ path: '', message: `${error.message} (CONNACK code ${code})` }]));
       }
     };
     const timer = setTimeout(() => {
@@ -120,15 +114,4 @@ function waitForConnect(client: MqttClient, timeoutMs: number, url: string): Pro
     client.on('connect', onConnect);
     client.on('error', onError);
   });
-}
-
-/** A URL may carry a password (mqtt://user:secret@host); it never goes into an error message. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<invalid url>';
-  }
 }

@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../protocol/types.js';
+import { formatIssues } from '../kit/format-issues.js';
 
 /** Thrown by connectPlugin when the descriptor, the handlers or the Core refuse the plugin. */
 export class PluginRegistrationError extends Error {
@@ -9,8 +10,4 @@ export class PluginRegistrationError extends Error {
     super(errors.length > 0 ? `${message}: ${formatIssues(errors)}` : message);
     this.name = 'PluginRegistrationError';
   }
-}
-
-export function formatIssues(errors: ValidationIssue[]): string {
-  return errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ');
 }

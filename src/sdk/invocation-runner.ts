@@ -6,9 +6,11 @@ import { MAX_CALL_TIMEOUT_MS } from '../protocol/limits.js';
 import { parseTraceparent } from '../protocol/trace-context.js';
 import type { CapabilitySpec, JsonObject, JsonValue, PluginRequest, PluginResult, ValidationIssue } from '../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../protocol/validate.js';
-import { formatIssues } from './errors.js';
 import type { ParameterValidator } from './parameter-validator.js';
 import type { CapabilityHandlers, HandlerOutput, PluginStats, SdkLogger } from './types.js';
+import { thrownValueMessage } from '../kit/error-message.js';
+import { formatIssues } from '../kit/format-issues.js';
+import { RecentIds } from '../kit/recent-ids.js';
 
 export interface InvocationRunnerDeps {
   pluginId: string;
@@ -86,9 +88,7 @@ export class InvocationRunner {
   private readonly queue: PQueue;
   private readonly capabilities: Map<string, CapabilitySpec>;
   private readonly active = new Map<string, ActiveRun>();
-  private readonly recent = new Set<string>();
-  private readonly recentRing: (string | undefined)[] = new Array<string | undefined>(RECENT_LIMIT);
-  private recentNext = 0;
+  private readonly recent = new RecentIds(RECENT_LIMIT);
   private closed = false;
 
   constructor(private readonly deps: InvocationRunnerDeps) {
@@ -157,10 +157,7 @@ export class InvocationRunner {
     const capability = this.capabilities.get(request.capability_id);
     if (!capability) {
       const known = [...this.capabilities.keys()].join(', ');
-      this.refuse(
-        request.request_id,
-        `unknown capability "${request.capability_id}" of plugin "${pluginId}" (known: ${known || 'none'})`,
-      );
+      this.refuse(request.request_id, `unknown capability "${request.capability_id}" of plugin "${pluginId}" (known: ${known || 'none'})`);
       return;
     }
     const problems = this.deps.parameters.check(capability.id, request.parameters);
@@ -177,9 +174,11 @@ export class InvocationRunner {
     if (traceparent !== undefined) run.traceparent = traceparent;
     this.active.set(request.request_id, run);
     this.deps.stats.invocations++;
-    void this.queue.add(() => this.run(request, run)).catch((error: unknown) => {
-      this.deps.log.error({ err: error, request_id: request.request_id }, 'invocation failed outside its handler');
-    });
+    void this.queue
+      .add(() => this.run(request, run))
+      .catch((error: unknown) => {
+        this.deps.log.error({ err: error, request_id: request.request_id }, 'invocation failed outside its handler');
+      });
   }
 
   private async run(request: PluginRequest, run: ActiveRun): Promise<void> {
@@ -206,14 +205,14 @@ export class InvocationRunner {
       });
       result = this.successResult(request_id, output);
     } catch (error) {
-      result = this.failure(request_id, errorMessage(error));
+      result = this.failure(request_id, thrownValueMessage(error));
     } finally {
       clearTimeout(run.timer);
       this.finish(request_id);
     }
     if (isOver(run)) {
       stats.late++;
-      log.warn({ request_id, reason: errorMessage(run.aborted) }, 'handler finished after abort; result not sent');
+      log.warn({ request_id, reason: thrownValueMessage(run.aborted) }, 'handler finished after abort; result not sent');
       return;
     }
     if (result.success) stats.succeeded++;
@@ -256,7 +255,7 @@ export class InvocationRunner {
   private refuse(requestId: string, message: string, issues?: ValidationIssue[]): void {
     this.deps.stats.refused++;
     this.deps.log.warn({ request_id: requestId, error: message }, 'invoke refused');
-    this.remember(requestId);
+    this.recent.add(requestId);
     void this.send(this.failure(requestId, message, issues));
   }
 
@@ -278,16 +277,6 @@ export class InvocationRunner {
 
   private finish(requestId: string): void {
     this.active.delete(requestId);
-    this.remember(requestId);
-  }
-
-  private remember(requestId: string): void {
-    // A ring of ids beside the set: evicting the oldest stays O(1) (deleting a Set's first entry again and
-    // again makes V8 skip ever more tombstones).
-    const evicted = this.recentRing[this.recentNext];
-    if (evicted !== undefined) this.recent.delete(evicted);
-    this.recentRing[this.recentNext] = requestId;
-    this.recentNext = (this.recentNext + 1) % RECENT_LIMIT;
     this.recent.add(requestId);
   }
 }
@@ -297,9 +286,4 @@ function toJson(value: unknown): JsonValue {
   const text = JSON.stringify(value);
   if (text === undefined) throw new Error('handler output is not JSON-serialisable');
   return JSON.parse(text) as JsonValue;
-}
-
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
 }

@@ -21,14 +21,7 @@ import { InvocationRunner, type InvokeProperties } from './invocation-runner.js'
 import { isHandledProtocolRefusal } from './mqtt-connection.js';
 import type { ParameterValidator } from './parameter-validator.js';
 import { Registration } from './registration.js';
-import type {
-  CapabilityHandlers,
-  CloseOptions,
-  ConnectedPlugin,
-  PluginEvents,
-  PluginStats,
-  SdkLogger,
-} from './types.js';
+import type { CapabilityHandlers, CloseOptions, ConnectedPlugin, PluginEvents, PluginStats, SdkLogger } from './types.js';
 
 export interface PluginConnectionDeps {
   client: MqttClient;
@@ -184,9 +177,7 @@ export class PluginConnection extends EventEmitter implements ConnectedPlugin {
           await this.client.publishAsync(topics.unregister(), JSON.stringify(message), { qos: 1 });
         }
       };
-      await withTimeout(goodbye(), CLOSE_GRACE_MS).catch((error: unknown) =>
-        this.log.warn({ err: error }, 'goodbye messages not confirmed'),
-      );
+      await withTimeout(goodbye(), CLOSE_GRACE_MS).catch((error: unknown) => this.log.warn({ err: error }, 'goodbye messages not confirmed'));
       // A graceful DISCONNECT: the broker discards the will, the retained offline status already says it.
       await withTimeout(this.client.endAsync(), CLOSE_GRACE_MS).catch(() => this.client.end(true));
     } else {

@@ -2,11 +2,10 @@
 // registered/_invalid, where the Core answers registrations whose id it could not accept, tagged with
 // the client id so each client recognises its own rejection).
 import type { RegisterMessage, RegistrationAck, ValidationIssue } from '../protocol/types.js';
+import { errorMessage } from '../kit/error-message.js';
 
 /** refused: the Core said no (retrying will not help); unanswered: timeout, not sent, or cancelled. */
-export type RegistrationOutcome =
-  | { ok: true }
-  | { ok: false; refused: boolean; errors: ValidationIssue[] };
+export type RegistrationOutcome = { ok: true } | { ok: false; refused: boolean; errors: ValidationIssue[] };
 
 export interface RegistrationDeps {
   clientId: string;
@@ -50,7 +49,7 @@ export class Registration {
         resolve({
           ok: false,
           refused: false,
-          errors: [{ path: '', message: `could not publish the registration: ${messageOf(error)}` }],
+          errors: [{ path: '', message: `could not publish the registration: ${errorMessage(error)}` }],
         });
       });
     });
@@ -80,8 +79,4 @@ export class Registration {
       waiter.resolve(outcome);
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

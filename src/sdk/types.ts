@@ -3,8 +3,8 @@
 import type { CapabilitySpec, JsonObject, PluginConfig, PluginDescriptor, PluginRequest, PluginResult, ValidationIssue } from '../protocol/types.js';
 
 /**
- * A parameter as a plugin author writes it: the canonical form with `required` optional (default true,
- * as in the HomeClaw seed).
+ * A parameter as a plugin author writes it: the canonical form with `required` optional (default true:
+ * a parameter is required unless it says otherwise).
  */
 export type ParameterInput = Omit<CapabilitySpec['parameters'][number], 'required'> & { required?: boolean };
 
@@ -27,6 +27,7 @@ export type PluginDescriptorInput = Omit<PluginDescriptor, 'capabilities' | 'sou
 /** What a handler may return: plain text, or text and/or structured data. */
 export type HandlerOutput =
   | string
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing succeeds with no text; `undefined` would force authors to return it.
   | void
   /** ask_user: the plugin needs more input from the user (missing_parameters names it). */
   | Pick<PluginResult, 'text' | 'data' | 'metadata' | 'ask_user' | 'missing_parameters'>;

@@ -33,15 +33,14 @@ describe('AuditLog.lastPerPlugin', () => {
       ['time', 'timeout'],
     ]);
     // The kept answer is what a fresh read of the table gives.
-    expect(last).toEqual(
-      ['notes', 'buy', 'time'].map((plugin) => audit.query({ plugin, limit: 1 })[0]),
-    );
+    expect(last).toEqual(['notes', 'buy', 'time'].map((plugin) => audit.query({ plugin, limit: 1 })[0]));
   });
 
   it('reads entries written before its first call', async () => {
     const audit = newLog();
     const now = Date.now();
-    for (let i = 0; i < 50; i++) audit.record({ ts: now + i, plugin_id: `p${i % 5}`, capability_id: 'c', outcome: i === 49 ? 'plugin_error' : 'ok', duration_ms: i });
+    for (let i = 0; i < 50; i++)
+      audit.record({ ts: now + i, plugin_id: `p${i % 5}`, capability_id: 'c', outcome: i === 49 ? 'plugin_error' : 'ok', duration_ms: i });
     await audit.flush();
     const last = audit.lastPerPlugin();
     expect(last.map((e) => e.plugin_id)).toEqual(['p4', 'p3', 'p2', 'p1', 'p0']);

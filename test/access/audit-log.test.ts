@@ -8,7 +8,14 @@ import { silentLogger } from '../../src/log.js';
 
 let db: Database.Database;
 let clock: number;
-const entry = (over: Partial<InvocationAudit> = {}): InvocationAudit => ({ ts: clock, plugin_id: 'lock', capability_id: 'unlock', outcome: 'ok', duration_ms: 3.4, ...over });
+const entry = (over: Partial<InvocationAudit> = {}): InvocationAudit => ({
+  ts: clock,
+  plugin_id: 'lock',
+  capability_id: 'unlock',
+  outcome: 'ok',
+  duration_ms: 3.4,
+  ...over,
+});
 const make = (over: Partial<ConstructorParameters<typeof AuditLog>[0]> = {}) =>
   new AuditLog({ db, log: silentLogger(), max_entries: 1000, max_age_days: 30, flush_interval_ms: 20, now: () => clock, ...over });
 

@@ -14,7 +14,8 @@ describe('embedded broker', () => {
     expect(bindings.decide({ user_id: 'nodered', publisher: caller('nodered') })).toEqual({ allowed: true, user_id: 'nodered' });
     expect(bindings.decide({ user_id: 'alice', publisher: caller('nodered') })).toEqual({
       allowed: false,
-      reason: 'the caller login "nodered" may act only as "nodered", not as "alice"; bind users when creating the login: homeclaw credentials add nodered --role caller --users ...',
+      reason:
+        'the caller login "nodered" may act only as "nodered", not as "alice"; bind users when creating the login: homeclaw credentials add nodered --role caller --users ...',
     });
     expect(bindings.decide({ publisher: caller('kids', ['kid']) })).toEqual({ allowed: true, user_id: 'kid' });
   });
@@ -32,7 +33,10 @@ describe('embedded broker', () => {
   it('an admin login may act as anyone; plugin and channel logins may not call', () => {
     const bindings = embedded(['household']);
     expect(bindings.decide({ user_id: 'bob', publisher: { clientId: 'a', username: 'root', role: 'admin' } })).toEqual({ allowed: true, user_id: 'bob' });
-    expect(bindings.decide({ publisher: { clientId: 'p', username: 'weather', role: 'plugin' } })).toEqual({ allowed: false, reason: 'a plugin login may not call plugins' });
+    expect(bindings.decide({ publisher: { clientId: 'p', username: 'weather', role: 'plugin' } })).toEqual({
+      allowed: false,
+      reason: 'a plugin login may not call plugins',
+    });
   });
 
   it('anonymous callers (loopback mode) act as anyone unless access.callers.users binds them', () => {

@@ -15,7 +15,8 @@ describe('embedded broker', () => {
     const refused = bindings.authorize({ channel: 'telegram', user_id: 'alice', publisher: telegram });
     expect(refused).toEqual({
       allowed: false,
-      reason: 'the channel login "telegram" may speak only as "telegram", not as "alice"; bind more users with: homeclaw credentials add telegram --role channel --users ...',
+      reason:
+        'the channel login "telegram" may speak only as "telegram", not as "alice"; bind more users with: homeclaw credentials add telegram --role channel --users ...',
     });
     const kitchen = { ...telegram, username: 'kitchen', users: ['alice', 'bob'] };
     expect(bindings.authorize({ channel: 'kitchen', user_id: 'bob', publisher: kitchen }).allowed).toBe(true);
@@ -51,7 +52,8 @@ describe('external broker', () => {
     expect(bindings.authorize({ channel: 'kitchen', user_id: 'bob' }).allowed).toBe(true);
     expect(bindings.authorize({ channel: 'kitchen', user_id: 'carol' })).toEqual({
       allowed: false,
-      reason: 'channel "kitchen" may speak only as "alice", "bob" (access.channels.kitchen.users and credential kitchen), not as "carol"; bind users in access.channels.kitchen.users',
+      reason:
+        'channel "kitchen" may speak only as "alice", "bob" (access.channels.kitchen.users and credential kitchen), not as "carol"; bind users in access.channels.kitchen.users',
     });
     expect(bindings.authorize({ channel: 'hall', user_id: 'carol' }).allowed).toBe(true);
     expect(bindings.authorize({ channel: 'telegram', user_id: 'telegram' }).allowed).toBe(true);

@@ -5,7 +5,14 @@ import { AccessPolicy } from '../../src/access/policy.js';
 import { compileGlob, isPolicyPattern } from '../../src/access/policy-globs.js';
 import type { CapabilitySpec } from '../../src/protocol/types.js';
 
-const cap = (id: string, extra: Partial<CapabilitySpec> = {}): CapabilitySpec => ({ id, name: id, description: id, parameters: [], post_process: false, ...extra });
+const cap = (id: string, extra: Partial<CapabilitySpec> = {}): CapabilitySpec => ({
+  id,
+  name: id,
+  description: id,
+  parameters: [],
+  post_process: false,
+  ...extra,
+});
 const plugin = (id: string, ...capabilities: string[]) => ({ descriptor: { id, capabilities: capabilities.map((c) => cap(c)) } });
 
 describe('policy patterns', () => {
@@ -45,13 +52,22 @@ describe('AccessPolicy.decide', () => {
 
   it('deny only: everything but the denied', () => {
     expect(policy.decide('kid', 'time', 'now')).toEqual({ allowed: true });
-    expect(policy.decide('kid', 'lock', 'status')).toEqual({ allowed: false, reason: 'user "kid" is not allowed to use lock.status (policy.users.kid.deny: lock)' });
+    expect(policy.decide('kid', 'lock', 'status')).toEqual({
+      allowed: false,
+      reason: 'user "kid" is not allowed to use lock.status (policy.users.kid.deny: lock)',
+    });
   });
 
   it('allow and deny: deny wins', () => {
     expect(policy.decide('teen', 'lock', 'status').allowed).toBe(true);
-    expect(policy.decide('teen', 'lock', 'unlock')).toEqual({ allowed: false, reason: 'user "teen" is not allowed to use lock.unlock (policy.users.teen.deny: lock.unlock)' });
-    expect(policy.decide('teen', 'buy', 'place_order')).toEqual({ allowed: false, reason: 'user "teen" is not allowed to use buy.place_order (not in policy.users.teen.allow)' });
+    expect(policy.decide('teen', 'lock', 'unlock')).toEqual({
+      allowed: false,
+      reason: 'user "teen" is not allowed to use lock.unlock (policy.users.teen.deny: lock.unlock)',
+    });
+    expect(policy.decide('teen', 'buy', 'place_order')).toEqual({
+      allowed: false,
+      reason: 'user "teen" is not allowed to use buy.place_order (not in policy.users.teen.allow)',
+    });
   });
 
   it('allow: [] reaches nothing; an empty entry reaches everything (and replaces the default)', () => {
@@ -61,7 +77,10 @@ describe('AccessPolicy.decide', () => {
 
   it('users without an entry get policy.default; calls without a user are not restricted', () => {
     expect(policy.decide('guest', 'weather', 'forecast').allowed).toBe(true);
-    expect(policy.decide('guest', 'lock', 'status')).toEqual({ allowed: false, reason: 'user "guest" is not allowed to use lock.status (not in policy.default.allow)' });
+    expect(policy.decide('guest', 'lock', 'status')).toEqual({
+      allowed: false,
+      reason: 'user "guest" is not allowed to use lock.status (not in policy.default.allow)',
+    });
     expect(policy.decide(undefined, 'lock', 'unlock').allowed).toBe(true);
   });
 
@@ -89,7 +108,9 @@ describe('confirmation', () => {
   });
 
   it('check(): forbidden first, then confirmation_required unless confirmed', () => {
-    expect(policy.check({ plugin_id: 'lock', capability: cap('unlock', { requires_confirmation: true }), user_id: 'kid', confirmed: true })).toMatchObject({ code: 'forbidden' });
+    expect(policy.check({ plugin_id: 'lock', capability: cap('unlock', { requires_confirmation: true }), user_id: 'kid', confirmed: true })).toMatchObject({
+      code: 'forbidden',
+    });
     expect(policy.check({ plugin_id: 'garage', capability: cap('open'), user_id: 'kid', confirmed: false })).toEqual({
       code: 'confirmation_required',
       message: 'garage.open requires confirmation: ask the user, then call again with "confirmed": true',

@@ -17,7 +17,10 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('built-in plugins compiled to dist/ and loaded by plain Node', () => {
   it('loads time, notes and weather from dist/plugins and invokes them', () => {
-    const run = spawnSync(process.execPath, [join(root, 'test/fixtures/adapters/load-builtins.mjs'), root, join(root, 'plugins'), dataDir], { encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync(process.execPath, [join(root, 'test/fixtures/adapters/load-builtins.mjs'), root, join(root, 'plugins'), dataDir], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(run.status, run.stderr).toBe(0);
     const outcome = JSON.parse(run.stdout.trim().split('\n').pop()!) as {
       status: { plugin_id?: string; state: string; error?: string }[];
@@ -26,7 +29,10 @@ describe('built-in plugins compiled to dist/ and loaded by plain Node', () => {
       found: { success: boolean; data: { notes: { text: string }[] } };
     };
     for (const id of ['time', 'notes', 'weather']) {
-      expect(outcome.status.find((s) => s.plugin_id === id), id).toMatchObject({ state: 'loaded' });
+      expect(
+        outcome.status.find((s) => s.plugin_id === id),
+        id,
+      ).toMatchObject({ state: 'loaded' });
     }
     expect(outcome.time).toMatchObject({ success: true, data: { timezone: 'UTC' } });
     expect(outcome.saved.success).toBe(true);

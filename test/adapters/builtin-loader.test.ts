@@ -46,7 +46,16 @@ function rewrite(path: string, text: string): void {
 }
 
 async function startLoader(hot_reload = false, import_timeout_ms = 10_000): Promise<BuiltinLoader> {
-  loader = createBuiltinLoader({ dir: pluginsDir, data_dir: dataDir, registry, log: capturingLogger(), hot_reload, debounce_ms: 50, compiled_dir: join(root, 'dist-plugins'), import_timeout_ms });
+  loader = createBuiltinLoader({
+    dir: pluginsDir,
+    data_dir: dataDir,
+    registry,
+    log: capturingLogger(),
+    hot_reload,
+    debounce_ms: 50,
+    compiled_dir: join(root, 'dist-plugins'),
+    import_timeout_ms,
+  });
   await loader.start();
   dispatcher = new Dispatcher({
     registry,
@@ -95,7 +104,8 @@ describe('built-in loader: module forms', () => {
   it('loads plugin.yaml + exported functions, merges config.yml and gives each plugin its data dir', async () => {
     plugin('greeter', {
       'plugin.yaml': GREETER_YAML,
-      'config.yml': 'default_parameters: { name: World }\nuse_defaults_directly: true\ngreeting: Howdy\ncapabilities:\n  greet:\n    default_parameters: { name: Pal }\n',
+      'config.yml':
+        'default_parameters: { name: World }\nuse_defaults_directly: true\ngreeting: Howdy\ncapabilities:\n  greet:\n    default_parameters: { name: Pal }\n',
       'index.mjs': `
         export async function greet(params, ctx) { return ctx.config.greeting + ', ' + params.name + '!'; }
         export function contextProbe(params, ctx) {
@@ -128,7 +138,8 @@ describe('built-in loader: module forms', () => {
 
   it('instantiates a class whose methods carry the capability ids, once', async () => {
     plugin('counter', {
-      'plugin.yaml': 'id: counter\nname: Counter\ndescription: Counts calls.\ncapabilities:\n  - { id: bump, name: Bump, description: Adds one, parameters: [] }\n',
+      'plugin.yaml':
+        'id: counter\nname: Counter\ndescription: Counts calls.\ncapabilities:\n  - { id: bump, name: Bump, description: Adds one, parameters: [] }\n',
       'index.mjs': `
         export default class Counter {
           constructor(init) { this.count = 0; this.id = init.plugin_id; }
@@ -179,7 +190,9 @@ describe('built-in loader: module forms', () => {
   });
 
   it('registers http/subprocess manifests found in a folder, with the folder in config', async () => {
-    const dir = plugin('lamp', { 'plugin.yaml': 'id: lamp\nname: Lamp\ndescription: Turns the lamp on.\ntype: subprocess\nconfig: { command: node, args: [lamp.js] }\n' });
+    const dir = plugin('lamp', {
+      'plugin.yaml': 'id: lamp\nname: Lamp\ndescription: Turns the lamp on.\ntype: subprocess\nconfig: { command: node, args: [lamp.js] }\n',
+    });
     await startLoader();
     const record = registry.get('lamp')!;
     expect(record).toMatchObject({ owner: 'builtin', state: 'online' });
@@ -217,7 +230,10 @@ describe('built-in loader: failures never stop the Core', () => {
   });
 
   it('reports a module whose import never finishes, and still loads the rest', async () => {
-    plugin('stalls', { 'plugin.yaml': 'id: stalls\nname: S\ndescription: Top-level await that never settles.\n', 'index.mjs': 'await new Promise(() => {});\nexport function run() { return "never"; }' });
+    plugin('stalls', {
+      'plugin.yaml': 'id: stalls\nname: S\ndescription: Top-level await that never settles.\n',
+      'index.mjs': 'await new Promise(() => {});\nexport function run() { return "never"; }',
+    });
     plugin('fine', { 'plugin.yaml': 'id: fine\nname: Fine\ndescription: Works.\n', 'index.mjs': 'export function run() { return "ok"; }' });
     const started = Date.now();
     await startLoader(false, 300);
@@ -233,7 +249,10 @@ describe('built-in loader: failures never stop the Core', () => {
   });
 
   it('turns a handler that throws into an error result', async () => {
-    plugin('thrower', { 'plugin.yaml': 'id: thrower\nname: T\ndescription: Throws.\n', 'index.mjs': 'export function run() { throw new Error("handler broke"); }' });
+    plugin('thrower', {
+      'plugin.yaml': 'id: thrower\nname: T\ndescription: Throws.\n',
+      'index.mjs': 'export function run() { throw new Error("handler broke"); }',
+    });
     await startLoader();
     const result = await dispatcher!.invoke({ plugin_id: 'thrower' });
     expect(result).toMatchObject({ success: false, error_code: 'plugin_error' });
@@ -243,7 +262,8 @@ describe('built-in loader: failures never stop the Core', () => {
 
   it('turns a hanging handler into a timeout, aborts its signal, and keeps serving', async () => {
     plugin('hangs', {
-      'plugin.yaml': 'id: hangs\nname: H\ndescription: Never returns unless told.\ncapabilities:\n  - { id: hang, name: Hang, description: Hangs, parameters: [] }\n  - { id: quick, name: Quick, description: Answers, parameters: [] }\n',
+      'plugin.yaml':
+        'id: hangs\nname: H\ndescription: Never returns unless told.\ncapabilities:\n  - { id: hang, name: Hang, description: Hangs, parameters: [] }\n  - { id: quick, name: Quick, description: Answers, parameters: [] }\n',
       'index.mjs': `
         export const seen = { aborted: false };
         export function hang(params, ctx) { ctx.signal.addEventListener('abort', () => { globalThis.__hcHangAborted = true; }); return new Promise(() => {}); }
@@ -286,7 +306,10 @@ describe('built-in loader: hot reload', () => {
     await startLoader(true);
     expect(registry.list()).toHaveLength(0);
 
-    const dir = plugin('live', { 'plugin.yaml': 'id: live\nname: Live\ndescription: Version one.\nversion: "1.0.0"\n', 'index.mjs': 'export function run() { return "v1"; }' });
+    const dir = plugin('live', {
+      'plugin.yaml': 'id: live\nname: Live\ndescription: Version one.\nversion: "1.0.0"\n',
+      'index.mjs': 'export function run() { return "v1"; }',
+    });
     await waitFor(() => registry.get('live')?.state === 'online', 10_000);
     expect(await dispatcher!.invoke({ plugin_id: 'live' })).toMatchObject({ text: 'v1' });
 

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { buildChildEnv, buildChildEnvReport, manifestEnvOf } from '../../src/adapters/child-env.js';
 
 describe('buildChildEnv', () => {
-  const parent = { PATH: '/usr/bin', HOME: '/home/core', LANG: 'de_DE.UTF-8', TZ: 'Europe/Berlin', HOMECLAW_ADMIN_TOKEN: 't', OPENAI_API_KEY: 'k', USER: 'core' };
+  const parent = {
+    PATH: '/usr/bin',
+    HOME: '/home/core',
+    LANG: 'de_DE.UTF-8',
+    TZ: 'Europe/Berlin',
+    HOMECLAW_ADMIN_TOKEN: 't',
+    OPENAI_API_KEY: 'k',
+    USER: 'core',
+  };
 
   it('passes only PATH, HOME, LANG and TZ from the parent', () => {
     expect(buildChildEnv(undefined, parent)).toEqual({ PATH: '/usr/bin', HOME: '/home/core', LANG: 'de_DE.UTF-8', TZ: 'Europe/Berlin' });

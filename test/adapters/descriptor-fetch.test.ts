@@ -14,7 +14,10 @@ let port: number;
 
 const routes: Record<string, (res: http.ServerResponse) => void> = {
   '/lamp.json': (res) => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(DESCRIPTOR)),
-  '/lamp.yaml': (res) => res.writeHead(200, { 'content-type': 'application/yaml' }).end('id: lamp\nname: Lamp\ndescription: A lamp\ncapabilities:\n  - id: status\n    description: Is it on?\n'),
+  '/lamp.yaml': (res) =>
+    res
+      .writeHead(200, { 'content-type': 'application/yaml' })
+      .end('id: lamp\nname: Lamp\ndescription: A lamp\ncapabilities:\n  - id: status\n    description: Is it on?\n'),
   '/raw.json': (res) => res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(JSON.stringify(DESCRIPTOR)),
   '/untyped': (res) => {
     res.removeHeader('content-type');
@@ -96,14 +99,20 @@ describe('fetching a descriptor by reference', () => {
     const guarded = new DescriptorFetcher(new SelfTargetGuard({ port: () => port }), { timeout_ms: 2000, max_bytes: 4096, max_yaml_bytes: 2048 });
     const before = seen.length;
     const direct = await guarded.fetch(`${base}/lamp.json`);
-    expect(direct).toEqual({ ok: false, error: expect.stringMatching(/is the Core's own HTTP API \(this machine, port \d+\); a plugin may not call the Core itself/) });
+    expect(direct).toEqual({
+      ok: false,
+      error: expect.stringMatching(/is the Core's own HTTP API \(this machine, port \d+\); a plugin may not call the Core itself/),
+    });
     expect(seen.length).toBe(before); // refused before connecting
 
     const other = http.createServer((_req, res) => res.writeHead(302, { location: `http://localhost:${port}/lamp.json` }).end());
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     try {
       const redirected = await guarded.fetch(`http://127.0.0.1:${(other.address() as AddressInfo).port}/lamp.json`);
-      expect(redirected).toEqual({ ok: false, error: expect.stringMatching(/^descriptor_url was redirected to http:\/\/localhost:\d+\/lamp.json, .*own HTTP API/) });
+      expect(redirected).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^descriptor_url was redirected to http:\/\/localhost:\d+\/lamp.json, .*own HTTP API/),
+      });
       expect(seen.length).toBe(before);
     } finally {
       await new Promise<void>((resolve) => other.close(() => resolve()));

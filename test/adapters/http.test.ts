@@ -82,7 +82,12 @@ async function closedPort(): Promise<number> {
 function newAdapter(registry = new Registry({ db: new Database(':memory:'), events: new TypedEventBus(silentLogger()), log: silentLogger() })) {
   // Failures here are refusals and error statuses, which come at once; the generous timeout only keeps a
   // loaded machine from looking like a silent server.
-  const adapter = createHttpAdapter({ registry, log: silentLogger(), liveness: { health_poll_sec: 0.05, health_failure_threshold: 3 }, health_timeout_ms: 2000 });
+  const adapter = createHttpAdapter({
+    registry,
+    log: silentLogger(),
+    liveness: { health_poll_sec: 0.05, health_failure_threshold: 3 },
+    health_timeout_ms: 2000,
+  });
   return { adapter, registry };
 }
 

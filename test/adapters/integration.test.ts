@@ -113,7 +113,10 @@ describe('adapters behind the dispatcher', () => {
       owner: 'api',
     });
     expect(registered.ok).toBe(true);
-    expect(await dispatcher.invoke({ plugin_id: 'search', capability_id: 'find', parameters: { q: 'milk' } })).toMatchObject({ success: true, text: 'got milk' });
+    expect(await dispatcher.invoke({ plugin_id: 'search', capability_id: 'find', parameters: { q: 'milk' } })).toMatchObject({
+      success: true,
+      text: 'got milk',
+    });
     const started = Date.now();
     const slow = await dispatcher.invoke({ plugin_id: 'search', capability_id: 'slow', timeout_sec: 0.3 });
     expect(slow).toMatchObject({ success: false, error_code: 'timeout' });

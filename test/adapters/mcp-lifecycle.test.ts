@@ -98,7 +98,11 @@ describe('MCP adapter lifecycle', () => {
 
   it('a server that only writes garbage: stale with a clear reason quoting the output; the adapter keeps working', async () => {
     await register('garbage', stdioConfig(PAGED_SERVER, [], { GARBAGE_ONLY: '1' }));
-    await waitFor(() => registry.get('garbage')?.state === 'stale' && /not JSON-RPC|non-JSON-RPC/.test(registry.get('garbage')?.state_reason ?? ''), 10_000, 'garbage reason');
+    await waitFor(
+      () => registry.get('garbage')?.state === 'stale' && /not JSON-RPC|non-JSON-RPC/.test(registry.get('garbage')?.state_reason ?? ''),
+      10_000,
+      'garbage reason',
+    );
     expect(registry.get('garbage')!.state_reason).toContain('Welcome to the garbage server!');
     await register('paged', stdioConfig(PAGED_SERVER));
     expect(await adapter.whenConnected('paged', 10_000)).toBe(true);

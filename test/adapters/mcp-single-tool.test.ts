@@ -1,4 +1,4 @@
-// The seed's single-tool MCP form found without config.tool: a server whose only tool is handle_request,
+// The single-tool MCP form (one tool receiving the whole PluginRequest) found without config.tool: a server whose only tool is handle_request,
 // or whose only tool takes the PluginRequest's fields, gets the whole request; any other one-tool server
 // is called with parameters as usual.
 import { join } from 'node:path';
@@ -53,7 +53,7 @@ describe('MCP single-tool form without config', () => {
     expect(args).toEqual({ request: expect.objectContaining({ request_id: 'req-1', user_input: 'dim the lights', user_id: 'bob' }) });
   });
 
-  it("the seed's {user_input, context} tool, whatever its name, gets the user's words and the recent conversation", async () => {
+  it("a {user_input, context} tool, whatever its name, gets the user's words and the recent conversation", async () => {
     await attach('asker', { SCHEMA: 'fields', TOOL_NAME: 'ask' });
     expect(registry.get('asker')!.descriptor.capabilities.map((c) => c.id)).toEqual(['ask']);
     const args = await call('asker', 'ask', { user_input: 'and tomorrow?', chat_context: 'user: weather today\nassistant: sunny' });

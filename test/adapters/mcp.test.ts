@@ -29,14 +29,32 @@ async function attach(id: string, config: JsonObject, capabilities = mcpDescript
   expect(await adapter.whenConnected(id, 15_000)).toBe(true);
 }
 
-function invoke(pluginId: string, capabilityId: string, parameters: JsonObject, timeoutMs = 10_000, signal = new AbortController().signal): Promise<PluginResult> {
+function invoke(
+  pluginId: string,
+  capabilityId: string,
+  parameters: JsonObject,
+  timeoutMs = 10_000,
+  signal = new AbortController().signal,
+): Promise<PluginResult> {
   const record = registry.get(pluginId);
   if (!record) throw new Error(`no record ${pluginId}`);
-  const capability = record.descriptor.capabilities.find((c) => c.id === capabilityId) ?? { id: capabilityId, name: capabilityId, description: capabilityId, parameters: [], post_process: false };
+  const capability = record.descriptor.capabilities.find((c) => c.id === capabilityId) ?? {
+    id: capabilityId,
+    name: capabilityId,
+    description: capabilityId,
+    parameters: [],
+    post_process: false,
+  };
   const call: AdapterCall = {
     record,
     capability,
-    request: { request_id: `req-${Math.random().toString(36).slice(2)}`, plugin_id: pluginId, capability_id: capabilityId, parameters, deadline: Date.now() + timeoutMs },
+    request: {
+      request_id: `req-${Math.random().toString(36).slice(2)}`,
+      plugin_id: pluginId,
+      capability_id: capabilityId,
+      parameters,
+      deadline: Date.now() + timeoutMs,
+    },
     signal,
   };
   return adapter.invoke(call);
@@ -53,7 +71,11 @@ describe('MCP adapter: server-everything over stdio', () => {
     const echo = record.descriptor.capabilities.find((c) => c.id === 'echo')!;
     expect(echo.name).toBe('Echo Tool');
     expect(echo.description).toBe('Echoes back the input string');
-    expect(echo.parameters).toEqual([{ name: 'message', type: 'string', required: true, description: 'Message to echo' }].map((p) => expect.objectContaining({ name: p.name, type: p.type, required: p.required })));
+    expect(echo.parameters).toEqual(
+      [{ name: 'message', type: 'string', required: true, description: 'Message to echo' }].map((p) =>
+        expect.objectContaining({ name: p.name, type: p.type, required: p.required }),
+      ),
+    );
     expect(echo.input_schema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
     const structured = record.descriptor.capabilities.find((c) => c.id === 'get-structured-content')!;
     expect(structured.output_schema).toMatchObject({ type: 'object', properties: { temperature: { type: 'number' } } });
@@ -117,7 +139,13 @@ describe('MCP adapter: fixture server', () => {
   it('single-tool form: one capability, and the whole PluginRequest goes to the tool', async () => {
     const config = { ...stdioConfig(PAGED_SERVER), tool: 'handle_request' };
     await attach('single', config, [
-      { id: 'handle_request', name: 'Handle', description: 'Answers anything', parameters: [{ name: 'question', type: 'string', required: false }], post_process: true },
+      {
+        id: 'handle_request',
+        name: 'Handle',
+        description: 'Answers anything',
+        parameters: [{ name: 'question', type: 'string', required: false }],
+        post_process: true,
+      },
     ]);
     const caps = registry.get('single')!.descriptor.capabilities;
     expect(caps.map((c) => c.id)).toEqual(['handle_request']);
@@ -153,12 +181,21 @@ describe('MCP adapter through the dispatcher', () => {
     const { Dispatcher } = await import('../../src/dispatch/dispatcher.js');
     const { AdapterAttachments } = await import('../../src/adapters/adapter-attachments.js');
     const log = silentLogger();
-    const dispatcher = new Dispatcher({ registry, adapters: [adapter], config: { default_timeout_sec: 10, default_max_concurrency: 4, default_queue_limit: 16 }, log });
+    const dispatcher = new Dispatcher({
+      registry,
+      adapters: [adapter],
+      config: { default_timeout_sec: 10, default_max_concurrency: 4, default_queue_limit: 16 },
+      log,
+    });
     const attachments = new AdapterAttachments({ registry, adapters: new Map([['mcp', adapter]]), log });
     attachments.start();
     try {
       registry.register({ descriptor: mcpDescriptor('everything', stdioConfig(referenceServerEntry('server-everything'), ['stdio'])), owner: 'api' });
-      await waitFor(() => registry.get('everything')?.state === 'online' && registry.get('everything')!.descriptor.capabilities.length > 5, 15_000, 'online with tools');
+      await waitFor(
+        () => registry.get('everything')?.state === 'online' && registry.get('everything')!.descriptor.capabilities.length > 5,
+        15_000,
+        'online with tools',
+      );
       const result = await dispatcher.invoke({ plugin_id: 'everything', capability_id: 'get-sum', parameters: { a: 20, b: 22 } });
       expect(result).toMatchObject({ success: true, text: 'The sum of 20 and 22 is 42.' });
       const invalid = await dispatcher.invoke({ plugin_id: 'everything', capability_id: 'get-sum', parameters: { a: 'x' } });

@@ -78,7 +78,11 @@ describe('registration by reference', () => {
     ['an unreachable document', { id: 'gone', epoch: 1, descriptor_url: 'closed-port' }, /^fetching http:\/\/127\.0\.0\.1:\d+\/x\.json failed: ECONNREFUSED$/],
     ['a missing document', { id: 'gone', epoch: 1, descriptor_url: '/missing.json' }, /answered HTTP 404$/],
     ['a document for another plugin', { id: 'gone', epoch: 1, descriptor_url: '/lamp.json' }, /is for plugin "lamp", not "gone"$/],
-    ['descriptor fields beside the reference', { id: 'gone', epoch: 1, descriptor_url: '/lamp.json', name: 'Gone' }, /carries only id, epoch, descriptor_url and heartbeat_interval_sec .*remove name$/],
+    [
+      'descriptor fields beside the reference',
+      { id: 'gone', epoch: 1, descriptor_url: '/lamp.json', name: 'Gone' },
+      /carries only id, epoch, descriptor_url and heartbeat_interval_sec .*remove name$/,
+    ],
     ['a URL that is not http(s)', { id: 'gone', epoch: 1, descriptor_url: 'file:///etc/passwd' }, /must match pattern/],
   ])('nacks %s, naming the reason at /descriptor_url', async (_what, message, reason) => {
     const client = await device();
@@ -95,7 +99,10 @@ describe('registration by reference', () => {
     const client = await device();
     const ack = await register(client, 'lamp', { id: 'lamp', epoch: 8, descriptor_url: `${base}/bad.json` });
     expect(ack.ok).toBe(false);
-    expect(ack.errors?.[0]).toEqual({ path: '/descriptor_url', message: `the descriptor at ${base}/bad.json is invalid; the paths below are in that document` });
+    expect(ack.errors?.[0]).toEqual({
+      path: '/descriptor_url',
+      message: `the descriptor at ${base}/bad.json is invalid; the paths below are in that document`,
+    });
     expect(ack.errors?.some((error) => error.path === '/capabilities/0/parameters/0/type')).toBe(true);
     expect(core.ctx.registry.get('lamp')?.epoch).toBe(7); // the earlier registration stands
   });
@@ -123,7 +130,11 @@ describe('registration by reference', () => {
     const client = await device({ username: 'porch', password: created.body.password });
     const fetchesBefore = requests.length;
     const ack = await register(client, 'lamp', { id: 'lamp', epoch: 9, descriptor_url: `${base}/lamp.json` }, topics.registeredInvalid());
-    expect(ack).toMatchObject({ plugin_id: null, ok: false, errors: [{ path: '/id', message: `this client's credentials do not allow the plugin id "lamp"` }] });
+    expect(ack).toMatchObject({
+      plugin_id: null,
+      ok: false,
+      errors: [{ path: '/id', message: `this client's credentials do not allow the plugin id "lamp"` }],
+    });
     expect(requests.length).toBe(fetchesBefore);
     expect(core.ctx.registry.get('lamp')?.epoch).toBe(7);
   });

@@ -23,10 +23,31 @@ const guard = (port: number | undefined): SelfTargetGuard =>
 describe('SelfTargetGuard', () => {
   it('refuses this machine at the Core port under any name, and nothing else', async () => {
     const g = guard(8765);
-    for (const url of ['http://127.0.0.1:8765', 'http://127.9.9.9:8765/x', 'http://[::1]:8765', 'http://0.0.0.0:8765', 'http://[::]:8765', 'https://localhost:8765', 'http://app.localhost:8765', 'http://192.168.1.10:8765', 'http://[fe80::1]:8765', 'http://core.lan:8765', 'http://both.lan:8765', 'http://127.0.0.1:008765/']) {
+    for (const url of [
+      'http://127.0.0.1:8765',
+      'http://127.9.9.9:8765/x',
+      'http://[::1]:8765',
+      'http://0.0.0.0:8765',
+      'http://[::]:8765',
+      'https://localhost:8765',
+      'http://app.localhost:8765',
+      'http://192.168.1.10:8765',
+      'http://[fe80::1]:8765',
+      'http://core.lan:8765',
+      'http://both.lan:8765',
+      'http://127.0.0.1:008765/',
+    ]) {
       expect(await g.check(url), url).toMatch(/the Core's own HTTP API \(this machine, port 8765\)/);
     }
-    for (const url of ['http://127.0.0.1:8766', 'http://192.168.1.20:8765', 'http://nas.lan:8765', 'http://unknown.lan:8765', 'http://localhost', 'not a url', 'mqtt://127.0.0.1:8765']) {
+    for (const url of [
+      'http://127.0.0.1:8766',
+      'http://192.168.1.20:8765',
+      'http://nas.lan:8765',
+      'http://unknown.lan:8765',
+      'http://localhost',
+      'not a url',
+      'mqtt://127.0.0.1:8765',
+    ]) {
       expect(await g.check(url), url).toBeUndefined();
     }
   });
@@ -94,7 +115,11 @@ describe('guardedFetch', () => {
   it('drops credentials on a redirect to another origin', async () => {
     seen.length = 0;
     const other = base.replace('127.0.0.1', 'localhost');
-    await guardedFetch(`${base}/redirect/307/${encodeURIComponent(`${other}/end`)}`, { method: 'GET', headers: { authorization: 'Bearer x', 'x-kept': '1' } }, undefined);
+    await guardedFetch(
+      `${base}/redirect/307/${encodeURIComponent(`${other}/end`)}`,
+      { method: 'GET', headers: { authorization: 'Bearer x', 'x-kept': '1' } },
+      undefined,
+    );
     expect(seen[1]!.headers.authorization).toBeUndefined();
     expect(seen[1]!.headers['x-kept']).toBe('1');
   });

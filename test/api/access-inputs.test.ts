@@ -19,12 +19,23 @@ describe('readConfirmation', () => {
 
   it('leaves a parameter named "confirmed" to the capability (confirm with the query then)', () => {
     expect(readConfirmation({ confirmed: false }, {}, capability(['confirmed']))).toEqual({ ok: true, confirmed: false, parameters: { confirmed: false } });
-    expect(readConfirmation({ confirmed: false }, { confirmed: '1' }, capability(['confirmed']))).toMatchObject({ confirmed: true, parameters: { confirmed: false } });
+    expect(readConfirmation({ confirmed: false }, { confirmed: '1' }, capability(['confirmed']))).toMatchObject({
+      confirmed: true,
+      parameters: { confirmed: false },
+    });
   });
 
   it('refuses a flag that is not a boolean', () => {
-    expect(readConfirmation({ confirmed: 'yes' }, {}, capability())).toEqual({ ok: false, path: '/confirmed', error: '"confirmed" must be true or false, got "yes"' });
-    expect(readConfirmation({}, { confirmed: 'maybe' }, capability())).toEqual({ ok: false, path: '/confirmed', error: 'confirmed must be true or false, got "maybe"' });
+    expect(readConfirmation({ confirmed: 'yes' }, {}, capability())).toEqual({
+      ok: false,
+      path: '/confirmed',
+      error: '"confirmed" must be true or false, got "yes"',
+    });
+    expect(readConfirmation({}, { confirmed: 'maybe' }, capability())).toEqual({
+      ok: false,
+      path: '/confirmed',
+      error: 'confirmed must be true or false, got "maybe"',
+    });
     expect(readConfirmation({}, { confirmed: ['true', 'true'] }, capability()).ok).toBe(false);
   });
 });
@@ -33,7 +44,9 @@ describe('parseAuditQuery', () => {
   const now = Date.UTC(2026, 10, 26, 12);
 
   it('reads every filter', () => {
-    expect(parseAuditQuery({ user: 'kid', plugin: 'lock', channel: 'home', outcome: 'forbidden', since: '1h', until: '2026-11-26T12:00:00Z', limit: '5' }, now)).toEqual({
+    expect(
+      parseAuditQuery({ user: 'kid', plugin: 'lock', channel: 'home', outcome: 'forbidden', since: '1h', until: '2026-11-26T12:00:00Z', limit: '5' }, now),
+    ).toEqual({
       ok: true,
       value: { user: 'kid', plugin: 'lock', channel: 'home', outcome: 'forbidden', since: now - 3_600_000, until: now, limit: 5 },
     });

@@ -25,8 +25,22 @@ const GARAGE = {
   type: 'subprocess',
   config: { command: process.execPath, args: ['-e', ECHO] },
   capabilities: [
-    { id: 'open', name: 'Open', description: 'Open it.', requires_confirmation: true, parameters: [{ name: 'minutes', type: 'integer', required: false, description: 'Close after.' }] },
-    { id: 'light', name: 'Light', description: 'Switch the light.', parameters: [{ name: 'on', type: 'boolean' }, { name: 'colour', type: 'string', enum: ['warm', 'cold'], required: false }] },
+    {
+      id: 'open',
+      name: 'Open',
+      description: 'Open it.',
+      requires_confirmation: true,
+      parameters: [{ name: 'minutes', type: 'integer', required: false, description: 'Close after.' }],
+    },
+    {
+      id: 'light',
+      name: 'Light',
+      description: 'Switch the light.',
+      parameters: [
+        { name: 'on', type: 'boolean' },
+        { name: 'colour', type: 'string', enum: ['warm', 'cold'], required: false },
+      ],
+    },
     { id: 'delete_log', name: 'Delete log', description: 'Clear the log.', parameters: [] },
   ],
 };
@@ -63,7 +77,10 @@ describe('GET /api/plugins/:id/capabilities', () => {
   it('gives each capability its JSON Schema and whether a call must be confirmed (descriptor or policy)', async () => {
     const res = await get('/api/plugins/garage/capabilities', core.adminToken);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { plugin_id: string; capabilities: { id: string; requires_confirmation: boolean; input_schema: Record<string, unknown> }[] };
+    const body = (await res.json()) as {
+      plugin_id: string;
+      capabilities: { id: string; requires_confirmation: boolean; input_schema: Record<string, unknown> }[];
+    };
     expect(valid('PluginCapabilities', body)).toBe(true);
     expect(body.plugin_id).toBe('garage');
     const byId = Object.fromEntries(body.capabilities.map((c) => [c.id, c]));

@@ -50,7 +50,7 @@ describe('invocation events with an external broker', () => {
     });
   });
 
-  it('reach the dashboard\'s event stream in auto mode, where they cost the broker nothing', async () => {
+  it("reach the dashboard's event stream in auto mode, where they cost the broker nothing", async () => {
     await withCore('auto', async (core, _observer, pluginId) => {
       const stream = await openSse(`${core.httpUrl}/api/events`, { authorization: `Bearer ${core.adminToken}` });
       try {

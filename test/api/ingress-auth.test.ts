@@ -30,7 +30,12 @@ const INGRESS = { 'x-ingress-path': '/api/hassio_ingress/abc123' };
 beforeAll(async () => {
   core = await startTestCore({ overrides: { dashboard: { ingress_proxy: PROXY_ADDRESS } } });
   aliceToken = (await core.api<{ token: string }>('POST', '/api/users', { user_id: 'alice' })).body.token;
-  proxy = await startIngressProxy({ target: core.httpUrl, sourceAddress: PROXY_ADDRESS, token: 'abc123', user: { id: 'f00d', name: 'pat', display_name: 'Pat Doe' } });
+  proxy = await startIngressProxy({
+    target: core.httpUrl,
+    sourceAddress: PROXY_ADDRESS,
+    token: 'abc123',
+    user: { id: 'f00d', name: 'pat', display_name: 'Pat Doe' },
+  });
 });
 
 afterAll(async () => {
@@ -44,7 +49,13 @@ describe('ingress requests from the trusted proxy', () => {
     expect(plugins.status).toBe(200);
     expect(JSON.parse(plugins.body)).toHaveProperty('plugins');
     const who = await from(PROXY_ADDRESS, '/api/whoami', { ...INGRESS, 'x-remote-user-name': 'pat', 'x-remote-user-display-name': 'Pat Doe' });
-    expect(JSON.parse(who.body)).toEqual({ kind: 'admin', via: 'ingress', ingress_path: '/api/hassio_ingress/abc123', ingress_user: 'pat', ingress_display_name: 'Pat Doe' });
+    expect(JSON.parse(who.body)).toEqual({
+      kind: 'admin',
+      via: 'ingress',
+      ingress_path: '/api/hassio_ingress/abc123',
+      ingress_user: 'pat',
+      ingress_display_name: 'Pat Doe',
+    });
   });
 
   it('work through a proxy that strips the prefix, the event stream included', async () => {

@@ -28,14 +28,23 @@ function mcpPlugin(id: string, args: string[], env: Record<string, string> = {})
 }
 
 function commandPlugin(id: string, capabilities: Record<string, unknown>[]): Record<string, unknown> {
-  return { id, name: id, description: `Command plugin ${id}`, type: 'subprocess', config: { command: process.execPath, args: ['-e', 'process.stdin.resume()'] }, capabilities };
+  return {
+    id,
+    name: id,
+    description: `Command plugin ${id}`,
+    type: 'subprocess',
+    config: { command: process.execPath, args: ['-e', 'process.stdin.resume()'] },
+    capabilities,
+  };
 }
 
 async function startCore(): Promise<TestCore> {
   const started = await startTestCore({ dataDir, pluginsDir: SHIPPED_PLUGINS_DIR });
   const deadline = Date.now() + 30_000;
   // MCP plugins get their capabilities when the adapter has listed the server's tools.
-  while (!MCP_PLUGINS.every((id) => started.ctx.registry.get(id)?.state === 'online' && (started.ctx.registry.get(id)?.descriptor.capabilities.length ?? 0) > 0)) {
+  while (
+    !MCP_PLUGINS.every((id) => started.ctx.registry.get(id)?.state === 'online' && (started.ctx.registry.get(id)?.descriptor.capabilities.length ?? 0) > 0)
+  ) {
     if (Date.now() > deadline) throw new Error('MCP plugins did not come online');
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -44,7 +53,9 @@ async function startCore(): Promise<TestCore> {
 
 async function listOverHttp(): Promise<Tool[]> {
   const client = new Client({ name: 'ha-like', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${core.httpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${core.adminToken}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${core.httpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${core.adminToken}` } } }),
+  );
   try {
     return (await client.listTools()).tools;
   } finally {
@@ -55,7 +66,12 @@ async function listOverHttp(): Promise<Tool[]> {
 async function listOverStdio(): Promise<Tool[]> {
   const client = new Client({ name: 'desktop', version: '1' });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [stdioEntry], env: { HOMECLAW_URL: core.httpUrl, HOMECLAW_ADMIN_TOKEN: core.adminToken, HOMECLAW_LOG_LEVEL: 'warn' }, stderr: 'ignore' }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [stdioEntry],
+      env: { HOMECLAW_URL: core.httpUrl, HOMECLAW_ADMIN_TOKEN: core.adminToken, HOMECLAW_LOG_LEVEL: 'warn' },
+      stderr: 'ignore',
+    }),
   );
   try {
     return (await client.listTools()).tools;
@@ -106,11 +122,21 @@ afterAll(async () => {
 describe('tool schemas Home Assistant can read', () => {
   let tools: Tool[];
 
-  it('every tool listed at /mcp converts under every release of Home Assistant\'s converter', async () => {
+  it("every tool listed at /mcp converts under every release of Home Assistant's converter", async () => {
     tools = await listOverHttp();
     const names = tools.map((t) => t.name);
     // Built-ins, the three reference servers, the awkward server, the command plugins and find_plugins are all there.
-    for (const name of ['find_plugins', 'buy__place_order', 'time__now', 'everything__echo', 'files__read_multiple_files', 'memory__create_entities', 'awkward__set_scene', 'awkward__log_event', 'gadgets__configure']) {
+    for (const name of [
+      'find_plugins',
+      'buy__place_order',
+      'time__now',
+      'everything__echo',
+      'files__read_multiple_files',
+      'memory__create_entities',
+      'awkward__set_scene',
+      'awkward__log_event',
+      'gadgets__configure',
+    ]) {
       expect(names).toContain(name);
     }
     expect(names.filter((n) => n.startsWith('everything__')).length).toBeGreaterThan(5);
@@ -125,7 +151,9 @@ describe('tool schemas Home Assistant can read', () => {
     expect(problems).toEqual([]);
     expect(await patternsPythonRejects(patterns)).toEqual([]);
     // What the plugins declared is what the checker would have refused: the rewrite is doing the work.
-    const declared = ['everything', 'files', 'awkward', 'gadgets'].flatMap((id) => core.ctx.registry.get(id)!.descriptor.capabilities.map((c) => c.input_schema ?? null));
+    const declared = ['everything', 'files', 'awkward', 'gadgets'].flatMap((id) =>
+      core.ctx.registry.get(id)!.descriptor.capabilities.map((c) => c.input_schema ?? null),
+    );
     expect(declared.filter((schema) => schema !== null && haSchemaReport(schema).problems.length > 0).length).toBeGreaterThan(2);
   });
 
@@ -139,14 +167,20 @@ describe('tool schemas Home Assistant can read', () => {
       properties: { entity: { type: 'string' }, brightness: { type: 'integer', nullable: true, minimum: 0, maximum: 255 } },
     });
     const configure = tools.find((t) => t.name === 'gadgets__configure')!.inputSchema as Record<string, any>;
-    expect(configure.properties).toMatchObject({ ids: { type: 'array', items: { type: 'string' } }, settings: { type: 'object', additionalProperties: true }, level: { type: 'integer', enum: [1, 2, 3] } });
+    expect(configure.properties).toMatchObject({
+      ids: { type: 'array', items: { type: 'string' } },
+      settings: { type: 'object', additionalProperties: true },
+      level: { type: 'integer', enum: [1, 2, 3] },
+    });
     const files = tools.find((t) => t.name === 'files__read_multiple_files')!.inputSchema as Record<string, any>;
     expect(files.properties.paths).toEqual({ type: 'array', items: { type: 'string' }, description: expect.stringContaining('Array of file paths') });
   });
 
-  it('calls still go through with the plugin\'s own schema: valid arguments pass, invalid ones are refused by the Core', async () => {
+  it("calls still go through with the plugin's own schema: valid arguments pass, invalid ones are refused by the Core", async () => {
     const client = new Client({ name: 'ha-like', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${core.httpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${core.adminToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${core.httpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${core.adminToken}` } } }),
+    );
     try {
       const ok = await client.callTool({ name: 'awkward__set_scene', arguments: { lights: [{ entity: 'light.desk', brightness: null }], mode: 'focus' } });
       expect(ok.isError).toBeFalsy();

@@ -49,7 +49,11 @@ const CASES: Case[] = [
     name: 'anyOf with null (a nullable string) → type + nullable',
     schema: { type: 'object', properties: { note: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null, description: 'Optional note' } } },
     valid: [{ note: 'hi' }, { note: null }, {}],
-    expected: { type: 'object', properties: { note: { type: 'string', description: 'Optional note', default: null, nullable: true } }, additionalProperties: undefined as unknown as JsonValue },
+    expected: {
+      type: 'object',
+      properties: { note: { type: 'string', description: 'Optional note', default: null, nullable: true } },
+      additionalProperties: undefined as unknown as JsonValue,
+    },
   },
   {
     name: 'type lists, integer folded into number, distinct types as a oneOf',
@@ -104,7 +108,10 @@ const CASES: Case[] = [
         either: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, anyOf: [{ required: ['a'] }, { required: ['b'] }] },
       },
     },
-    valid: [{ target: { id: 'x', area: 'y' }, light: { name: 'l', brightness: 5 }, either: { a: 'x' } }, { light: { name: 'l', color: 'red' }, either: { b: 'y' } }],
+    valid: [
+      { target: { id: 'x', area: 'y' }, light: { name: 'l', brightness: 5 }, either: { a: 'x' } },
+      { light: { name: 'l', color: 'red' }, either: { b: 'y' } },
+    ],
   },
   {
     name: 'unsupported keywords dropped; exclusive bounds widened; tuple arrays merged; arrays get items',
@@ -159,7 +166,19 @@ describe('portable MCP input schemas', () => {
 
   it('the checker finds what the original schemas break (it is not vacuous)', () => {
     const problems = CASES.flatMap(({ schema }) => haSchemaReport(schema).problems).join('\n');
-    for (const rule of ['$ref', 'anyOf', 'allOf', 'no type', 'type is a list', 'additionalProperties is a schema', 'empty propertyNames', 'minItems', 'multipleOf', 'array without items', 'date-time']) {
+    for (const rule of [
+      '$ref',
+      'anyOf',
+      'allOf',
+      'no type',
+      'type is a list',
+      'additionalProperties is a schema',
+      'empty propertyNames',
+      'minItems',
+      'multipleOf',
+      'array without items',
+      'date-time',
+    ]) {
       expect(problems).toContain(rule);
     }
   });
@@ -194,7 +213,22 @@ describe('portable MCP input schemas', () => {
   });
 
   it('isPortablePattern agrees with Python on what Python can compile', async () => {
-    const patterns = ['^a+$', '\\d{2,4}', '[\\w.-]+@\\w+', '^\\p{L}+$', '(?<n>a)', '(?<=a)b', '[^]', '\\cJ', '\\k<n>', '\\e', '\\u{41}', '\\x4', '\\u0041', '\\N'];
+    const patterns = [
+      '^a+$',
+      '\\d{2,4}',
+      '[\\w.-]+@\\w+',
+      '^\\p{L}+$',
+      '(?<n>a)',
+      '(?<=a)b',
+      '[^]',
+      '\\cJ',
+      '\\k<n>',
+      '\\e',
+      '\\u{41}',
+      '\\x4',
+      '\\u0041',
+      '\\N',
+    ];
     const rejectedByPython = new Set(await patternsPythonRejects(patterns));
     for (const pattern of patterns) {
       if (isPortablePattern(pattern)) expect(rejectedByPython.has(pattern), pattern).toBe(false);

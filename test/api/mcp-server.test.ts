@@ -66,7 +66,12 @@ describe('Core MCP server over streamable HTTP', () => {
 
   it('refuses a missing or wrong bearer token with 401', async () => {
     core = await startTestCore();
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const none = await fetch(`${core.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(init) });
     expect(none.status).toBe(401);
@@ -123,7 +128,9 @@ describe('Core MCP server over streamable HTTP', () => {
     const { client } = await connect(core.url);
     const { tools } = await client.listTools();
     expect(tools[0]!.name).toBe('find_plugins');
-    expect(await client.callTool({ name: 'find_plugins', arguments: { query: 'lamps' } })).toMatchObject({ content: [{ type: 'text', text: 'results for lamps' }] });
+    expect(await client.callTool({ name: 'find_plugins', arguments: { query: 'lamps' } })).toMatchObject({
+      content: [{ type: 'text', text: 'results for lamps' }],
+    });
   });
 
   it('one server per session; DELETE and idle timeout end sessions', async () => {
@@ -136,7 +143,12 @@ describe('Core MCP server over streamable HTTP', () => {
     await waitFor(() => core!.routes.sessionCount() === 0, 3000, 'idle sessions closed');
     const stale = await fetch(`${core.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}`, 'mcp-session-id': 'gone' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKEN}`,
+        'mcp-session-id': 'gone',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(stale.status).toBe(404);

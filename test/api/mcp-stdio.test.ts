@@ -50,7 +50,9 @@ describe('homeclaw mcp (stdio proxy to the Core)', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('home__echo');
     expect(tools.find((t) => t.name === 'home__weather')!.outputSchema).toMatchObject({ type: 'object' });
-    expect(await client.callTool({ name: 'home__echo', arguments: { text: 'via stdio' } })).toMatchObject({ content: [{ type: 'text', text: 'echo: via stdio' }] });
+    expect(await client.callTool({ name: 'home__echo', arguments: { text: 'via stdio' } })).toMatchObject({
+      content: [{ type: 'text', text: 'echo: via stdio' }],
+    });
     expect((await client.callTool({ name: 'home__weather', arguments: {} })).structuredContent).toEqual({ temperature: 21, summary: 'mild' });
     expect(await client.callTool({ name: 'home__boom', arguments: {} })).toMatchObject({ isError: true });
     expect(core.routes.sessionCount()).toBe(1);
@@ -91,7 +93,10 @@ describe('homeclaw mcp (stdio proxy to the Core)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'homeclaw-token-'));
     try {
       writeFileSync(join(dir, 'admin.token'), 'token-from-file-123456\n');
-      expect(proxySettingsFromEnv({ HOMECLAW_DATA_DIR: dir, HOMECLAW_URL: 'http://127.0.0.1:1' }, '/')).toEqual({ url: 'http://127.0.0.1:1', token: 'token-from-file-123456' });
+      expect(proxySettingsFromEnv({ HOMECLAW_DATA_DIR: dir, HOMECLAW_URL: 'http://127.0.0.1:1' }, '/')).toEqual({
+        url: 'http://127.0.0.1:1',
+        token: 'token-from-file-123456',
+      });
       expect(proxySettingsFromEnv({ HOMECLAW_DATA_DIR: join(dir, 'missing') }, '/')).toMatchObject({ error: expect.stringContaining('HOMECLAW_ADMIN_TOKEN') });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -38,7 +38,11 @@ function fastifyRoutes(tree: string): { method: string; path: string }[] {
     stack.length = depth;
     stack.push(match[1]!);
     const path = stack.join('');
-    for (const method of (match[2] ?? '').split(',').map((m) => m.trim()).filter(Boolean)) routes.push({ method, path });
+    for (const method of (match[2] ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean))
+      routes.push({ method, path });
   }
   return routes;
 }
@@ -130,7 +134,10 @@ describe('GET /api/openapi.json', () => {
         for (const code of Object.keys(op.responses)) expect(code).toMatch(/^[1-5]\d\d$/);
         const declared = [...shared, ...(op.parameters ?? [])];
         for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
-          expect(declared.find((p) => p.in === 'path' && p.name === name), `${method} ${path} declares {${name}}`).toMatchObject({ required: true });
+          expect(
+            declared.find((p) => p.in === 'path' && p.name === name),
+            `${method} ${path} declares {${name}}`,
+          ).toMatchObject({ required: true });
         }
       }
     }
@@ -185,8 +192,12 @@ describe('GET /api/openapi.json', () => {
     check('ErrorBody', await unauthorized.json());
   });
 
-  it('documents without changing answers: a bad body without a token gets 401, with one the handler\'s own 400', async () => {
-    const noToken = await fetch(`${core.httpUrl}/api/plugins/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"carrier-pigeon"}' });
+  it("documents without changing answers: a bad body without a token gets 401, with one the handler's own 400", async () => {
+    const noToken = await fetch(`${core.httpUrl}/api/plugins/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"type":"carrier-pigeon"}',
+    });
     expect(noToken.status).toBe(401);
     const bad = await core.api<{ problems: { path: string; message: string }[] }>('POST', '/api/plugins/unregister', { plugin_id: 42 });
     expect(bad.status).toBe(400);
@@ -196,8 +207,18 @@ describe('GET /api/openapi.json', () => {
 
   it('is produced from the registered routes: every description belongs to a route the Core has', () => {
     // A description whose route is gone would silently drop out of the document; it must not linger.
-    const served = new Set(Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((k) => HTTP_METHODS.includes(k)).map((m) => `${m} ${path}`)));
-    const described = Object.entries(describedPaths()).flatMap(([path, item]) => Object.keys(item).filter((k) => HTTP_METHODS.includes(k)).map((m) => `${m} ${path}`));
+    const served = new Set(
+      Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((k) => HTTP_METHODS.includes(k))
+          .map((m) => `${m} ${path}`),
+      ),
+    );
+    const described = Object.entries(describedPaths()).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((k) => HTTP_METHODS.includes(k))
+        .map((m) => `${m} ${path}`),
+    );
     expect(described.filter((operation) => !served.has(operation))).toEqual([]);
     expect(described.length).toBe(served.size);
   });

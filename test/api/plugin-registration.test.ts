@@ -1,4 +1,4 @@
-// Registration as the seeds write it, on the real Core: ForgeSyte's own metadata example over
+// Registration as HomeClaw and ForgeSyte write it, on the real Core: ForgeSyte's own metadata example over
 // POST /api/plugins/register (refused with the missing base_url named, accepted with one), GET /v1/plugins
 // in exactly ForgeSyte's shape for every plugin, versions checked as semver on every path (HTTP, MQTT,
 // plugin folders), and registrations the Core could never call refused with the missing field named.
@@ -57,7 +57,10 @@ beforeAll(async () => {
   writeFileSync(join(pluginsDir, 'shortver', 'index.js'), 'export function run() { return "hi"; }\n');
   writePluginFolder('badver', 'id: badver\nname: Bad version\ndescription: Never loads.\nversion: abc\ntype: subprocess\nconfig: { command: "true" }\n');
   writePluginFolder('nocmd', 'id: nocmd\nname: No command\ndescription: A subprocess without a command.\ntype: subprocess\n');
-  writePluginFolder('nourl', 'id: nourl\nname: No URL\ndescription: An http plugin without base_url.\ntype: http\nhealth_check_url: http://127.0.0.1:9/health\n');
+  writePluginFolder(
+    'nourl',
+    'id: nourl\nname: No URL\ndescription: An http plugin without base_url.\ntype: http\nhealth_check_url: http://127.0.0.1:9/health\n',
+  );
   writePluginFolder('nomcp', 'id: nomcp\nname: No MCP server\ndescription: An mcp plugin without command or url.\ntype: mcp\nconfig: { transport: sse }\n');
   core = await startTestCore({ pluginsDir });
 }, 60_000);
@@ -69,14 +72,14 @@ afterAll(async () => {
 });
 
 describe('ForgeSyte metadata over POST /api/plugins/register', () => {
-  it('refuses the seed example as is, naming base_url as what is missing', async () => {
+  it("refuses ForgeSyte's example as is, naming base_url as what is missing", async () => {
     const res = await core.api<ErrorBody>('POST', '/api/plugins/register', FORGESYTE_EXAMPLE);
     expect(res.status).toBe(400);
     expect(res.body.problems).toEqual([{ path: '/config/base_url', message: expect.stringContaining('base_url is required for http plugins') }]);
     expect(core.ctx.registry.get('yolo-tracker')).toBeUndefined();
   });
 
-  it('accepts the seed example with a base_url, and the Core can call its tools', async () => {
+  it("accepts ForgeSyte's example with a base_url, and the Core can call its tools", async () => {
     const res = await core.api<{ plugin_id: string; dialect: string }>('POST', '/api/plugins/register', { ...FORGESYTE_EXAMPLE, base_url: baseUrl });
     expect(res).toMatchObject({ status: 201, body: { plugin_id: 'yolo-tracker', dialect: 'forgesyte', registered: true } });
     expect(core.ctx.registry.get('yolo-tracker')?.descriptor).toMatchObject({ type: 'http', version: '1.2.0', config: { base_url: baseUrl } });
@@ -85,7 +88,7 @@ describe('ForgeSyte metadata over POST /api/plugins/register', () => {
     expect(received.at(-1)).toMatchObject({ capability_id: 'player_detection', parameters: { frame_base64: 'AAAA' } });
   });
 
-  it('GET /v1/plugins gives back the seed example exactly', async () => {
+  it("GET /v1/plugins gives back ForgeSyte's example exactly", async () => {
     const res = await core.api<{ plugins: Record<string, unknown>[] }>('GET', '/v1/plugins');
     expect(res.status).toBe(200);
     expect(res.body.plugins.find((p) => p['name'] === 'yolo-tracker')).toEqual(FORGESYTE_EXAMPLE);
@@ -154,7 +157,12 @@ describe('versions are semantic versions on every path', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.problems).toContainEqual({ path: '/version', message: expect.stringContaining('must be a semantic version') });
     expect(core.ctx.registry.get('abc-version')).toBeUndefined();
-    const short = await core.api<{ warnings: Problem[] }>('POST', '/api/plugins/register', { ...FORGESYTE_EXAMPLE, name: 'short-version', version: '1.0', base_url: baseUrl });
+    const short = await core.api<{ warnings: Problem[] }>('POST', '/api/plugins/register', {
+      ...FORGESYTE_EXAMPLE,
+      name: 'short-version',
+      version: '1.0',
+      base_url: baseUrl,
+    });
     expect(short.status).toBe(201);
     expect(short.body.warnings).toContainEqual({ path: '/version', message: expect.stringContaining('"1.0.0"') });
     expect(core.ctx.registry.get('short-version')?.descriptor.version).toBe('1.0.0');
@@ -202,7 +210,13 @@ describe('registrations the Core could never call are refused with the missing f
     const cases: { body: Record<string, unknown>; path: string; says: string }[] = [
       { body: { ...base, id: 'g-http', type: 'http', health_check_url: `${baseUrl}/health` }, path: '/config/base_url', says: 'base_url is required' },
       {
-        body: { ...base, id: 'g-rel', type: 'http', health_check_url: `${baseUrl}/health`, capabilities: [{ id: 'x', name: 'X', description: 'X.', parameters: [], method: 'GET', path: '/x' }] },
+        body: {
+          ...base,
+          id: 'g-rel',
+          type: 'http',
+          health_check_url: `${baseUrl}/health`,
+          capabilities: [{ id: 'x', name: 'X', description: 'X.', parameters: [], method: 'GET', path: '/x' }],
+        },
         path: '/config/base_url',
         says: 'base_url is required',
       },
@@ -210,7 +224,11 @@ describe('registrations the Core could never call are refused with the missing f
       { body: { ...base, id: 'g-mcp', type: 'mcp' }, path: '/config/command', says: 'config.command' },
       { body: { ...base, id: 'g-stdio', type: 'mcp', config: { transport: 'stdio' } }, path: '/config/command', says: 'command is required' },
       { body: { ...base, id: 'g-sse', type: 'mcp', config: { transport: 'sse' } }, path: '/config/url', says: 'url is required' },
-      { body: { ...base, id: 'g-pigeon', type: 'mcp', config: { transport: 'pigeon' } }, path: '/config/transport', says: 'must be stdio, sse or streamable-http' },
+      {
+        body: { ...base, id: 'g-pigeon', type: 'mcp', config: { transport: 'pigeon' } },
+        path: '/config/transport',
+        says: 'must be stdio, sse or streamable-http',
+      },
     ];
     for (const { body, path, says } of cases) {
       const res = await core.api<ErrorBody>('POST', '/api/plugins/register', body);

@@ -69,7 +69,7 @@ describe('an MQTT device registered by an administrator', () => {
     expect(core.ctx.registry.get('attic-fan')).toMatchObject({ owner: 'mqtt:unclaimed', state: 'offline' });
   });
 
-  it("is claimed by the first heartbeat of a credential that lists the id, and comes online", async () => {
+  it('is claimed by the first heartbeat of a credential that lists the id, and comes online', async () => {
     const device = await login('fan-board', ['attic-fan']);
     await device.publish(topics.heartbeat('attic-fan'), JSON.stringify({ epoch: 5, seq: 1, ts: Date.now() }), { qos: 0 });
     await until(() => core.ctx.registry.get('attic-fan')?.state === 'online', 'the claim');

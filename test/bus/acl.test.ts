@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  anonymousAllowed,
-  authorizePublishTopic,
-  authorizeSubscribeFilter,
-  isLoopbackHost,
-  type AclContext,
-  type ClientIdentity,
-} from '../../src/bus/acl.js';
+import { anonymousAllowed, authorizePublishTopic, authorizeSubscribeFilter, isLoopbackHost, type AclContext, type ClientIdentity } from '../../src/bus/acl.js';
 import { filters, topics } from '../../src/protocol/topics.js';
 
 const plugin: ClientIdentity = { clientId: 'c1', username: 'weather', role: 'plugin', pluginIds: ['weather'], channels: ['weather'] };

@@ -17,7 +17,17 @@ function config(url: string | null, protocolVersion: 5 | '3.1.1' = 5): CoreConfi
   return {
     data_dir: './data',
     log_level: 'silent',
-    broker: { url, username: null, password: null, host: '127.0.0.1', port: 0, ws_port: 0, allow_anonymous: 'auto', max_payload_bytes: 262_144, protocol_version: protocolVersion },
+    broker: {
+      url,
+      username: null,
+      password: null,
+      host: '127.0.0.1',
+      port: 0,
+      ws_port: 0,
+      allow_anonymous: 'auto',
+      max_payload_bytes: 262_144,
+      protocol_version: protocolVersion,
+    },
   } as CoreConfig; // the bus reads only data_dir and broker
 }
 

@@ -74,7 +74,11 @@ describe('ExternalBus over MQTT 5', () => {
     await v5.subscribe(topics.invoke('lamp'));
     await v311.subscribe(topics.invoke('lamp'));
 
-    await bus.publish(topics.invoke('lamp'), '{"n":1}', { qos: 1, expirySec: 30, userProperties: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } });
+    await bus.publish(topics.invoke('lamp'), '{"n":1}', {
+      qos: 1,
+      expirySec: 30,
+      userProperties: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+    });
 
     const got5 = await v5.message(topics.invoke('lamp'));
     expect(got5.payload).toBe('{"n":1}');
@@ -92,7 +96,9 @@ describe('ExternalBus over MQTT 5', () => {
     const inbox: IncomingMessage[] = [];
     await bus.subscribe('homeclaw/call/+/+', (message) => inbox.push(message));
     const caller = await client({ url: mosquitto.url, protocolVersion: 5 });
-    await caller.publish(topics.call('time', 'now'), '{"request_id":"r1"}', { properties: { userProperties: { traceparent: 'abc' }, messageExpiryInterval: 60 } });
+    await caller.publish(topics.call('time', 'now'), '{"request_id":"r1"}', {
+      properties: { userProperties: { traceparent: 'abc' }, messageExpiryInterval: 60 },
+    });
     await until(() => inbox.length === 1, 'the call');
     expect(inbox[0]!.properties?.userProperties).toEqual({ traceparent: 'abc' });
     expect(inbox[0]!.properties?.expirySec).toBeGreaterThan(0);

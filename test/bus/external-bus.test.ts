@@ -138,9 +138,9 @@ describe('ExternalBus with Mosquitto', () => {
   it('fails clearly on refused credentials', async () => {
     await mosquitto.stop();
     mosquitto = await startMosquitto({ users: { 'homeclaw-core': 'right' } });
-    await expect(
-      ExternalBus.connect({ url: mosquitto.url, username: 'homeclaw-core', password: 'wrong', log, willPayload: will }),
-    ).rejects.toThrow(/refused the connection/);
+    await expect(ExternalBus.connect({ url: mosquitto.url, username: 'homeclaw-core', password: 'wrong', log, willPayload: will })).rejects.toThrow(
+      /refused the connection/,
+    );
     bus = await ExternalBus.connect({ url: mosquitto.url, username: 'homeclaw-core', password: 'right', log, willPayload: will });
     expect(bus.connected).toBe(true);
   });

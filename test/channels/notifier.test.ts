@@ -35,7 +35,10 @@ describe('notifier', () => {
     const outcome = await notifier.notify({ user_id: 'alice', text: 'Hi', plugin_id: 'doorbell' });
     expect(outcome).toMatchObject({ ok: true, channel: 'kitchen' });
     expect(published).toEqual([
-      { topic: 'homeclaw/channels/kitchen/out', message: { request_id: expect.any(String), user_id: 'alice', session_id: 's2', text: 'Hi', kind: 'notification', plugin_id: 'doorbell' } },
+      {
+        topic: 'homeclaw/channels/kitchen/out',
+        message: { request_id: expect.any(String), user_id: 'alice', session_id: 's2', text: 'Hi', kind: 'notification', plugin_id: 'doorbell' },
+      },
     ]);
   });
 

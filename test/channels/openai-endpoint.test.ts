@@ -34,7 +34,7 @@ afterAll(async () => {
 const system = (minute: number): ChatCompletionMessageParam => ({ role: 'system', content: `You are a helpful home assistant. The time is 14:${minute}.` });
 
 describe('models', () => {
-  it('GET /v1/models lists homeclaw in OpenAI\'s list shape; retrieve works; another model is not found', async () => {
+  it("GET /v1/models lists homeclaw in OpenAI's list shape; retrieve works; another model is not found", async () => {
     const openai = client(aliceToken);
     const models = [];
     for await (const model of openai.models.list()) models.push(model);
@@ -47,16 +47,28 @@ describe('models', () => {
 });
 
 describe('chat completions', () => {
-  it('a plain request is answered as a chat completion by the conversation engine, as the token\'s user', async () => {
+  it("a plain request is answered as a chat completion by the conversation engine, as the token's user", async () => {
     const { data, response } = await client(aliceToken)
-      .chat.completions.create({ model: 'homeclaw', messages: [system(1), { role: 'user', content: '/time now timezone=Asia/Tokyo' }], temperature: 0.3, max_tokens: 50 })
+      .chat.completions.create({
+        model: 'homeclaw',
+        messages: [system(1), { role: 'user', content: '/time now timezone=Asia/Tokyo' }],
+        temperature: 0.3,
+        max_tokens: 50,
+      })
       .withResponse();
     expect(data).toMatchObject({
       id: expect.stringMatching(/^chatcmpl-/),
       object: 'chat.completion',
       created: expect.any(Number),
       model: 'homeclaw',
-      choices: [{ index: 0, message: { role: 'assistant', content: expect.stringMatching(/in Asia\/Tokyo \(UTC\+09:00\)\.$/), refusal: null }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: expect.stringMatching(/in Asia\/Tokyo \(UTC\+09:00\)\.$/), refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
       usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     });
     expect(Math.abs(data.created - Date.now() / 1000)).toBeLessThan(600);
@@ -140,13 +152,15 @@ describe('chat completions', () => {
   it('the x-homeclaw-session header names the session explicitly', async () => {
     const openai = client(aliceToken);
     const headers = { 'x-homeclaw-session': 'kitchen-tablet-1' };
-    const { response } = await openai.chat.completions.create({ model: 'homeclaw', messages: [{ role: 'user', content: 'buy me some milk' }] }, { headers }).withResponse();
+    const { response } = await openai.chat.completions
+      .create({ model: 'homeclaw', messages: [{ role: 'user', content: 'buy me some milk' }] }, { headers })
+      .withResponse();
     expect(response.headers.get('x-homeclaw-session')).toBe('kitchen-tablet-1');
     const done = await openai.chat.completions.create({ model: 'homeclaw', messages: [{ role: 'user', content: 'yes' }] }, { headers });
     expect(done.choices[0]?.message.content).toMatch(/^Order placed for milk/);
   });
 
-  it('the admin token speaks as the request\'s user, or as openai_endpoint.default_user', async () => {
+  it("the admin token speaks as the request's user, or as openai_endpoint.default_user", async () => {
     const admin = client(core.adminToken);
     const asBob = await admin.chat.completions.create({ model: 'homeclaw', user: 'bob', messages: [{ role: 'user', content: 'buy me some tea' }] });
     expect(asBob.choices[0]?.message.content).toContain('"2 Bob Road"');
@@ -174,13 +188,15 @@ describe('chat completions', () => {
   });
 
   it('an over-long message is answered by the engine with its reason (kind error)', async () => {
-    const { data, response } = await client(aliceToken).chat.completions.create({ model: 'homeclaw', messages: [{ role: 'user', content: 'x'.repeat(20_000) }] }).withResponse();
+    const { data, response } = await client(aliceToken)
+      .chat.completions.create({ model: 'homeclaw', messages: [{ role: 'user', content: 'x'.repeat(20_000) }] })
+      .withResponse();
     expect(data.choices[0]?.message.content).toMatch(/too long \(20000 bytes; the limit is 16384 bytes\)/);
     expect(response.headers.get('x-homeclaw-kind')).toBe('error');
   });
 });
 
-describe('bad input, in OpenAI\'s error shape', () => {
+describe("bad input, in OpenAI's error shape", () => {
   const post = async (body: string, headers: Record<string, string> = {}) => {
     const res = await fetch(`${core.httpUrl}/v1/chat/completions`, {
       method: 'POST',
@@ -191,23 +207,31 @@ describe('bad input, in OpenAI\'s error shape', () => {
   };
 
   it('a wrong or missing API key: 401 invalid_api_key (AuthenticationError)', async () => {
-    const wrong = await client('hcu_not-a-real-token').chat.completions.create({ model: 'homeclaw', messages: [{ role: 'user', content: 'hi' }] }).catch((err: unknown) => err);
+    const wrong = await client('hcu_not-a-real-token')
+      .chat.completions.create({ model: 'homeclaw', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((err: unknown) => err);
     expect(wrong).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(wrong).toMatchObject({ status: 401, code: 'invalid_api_key', type: 'authentication_error' });
     const none = await fetch(`${core.httpUrl}/v1/models`);
     expect(none.status).toBe(401);
-    expect(await none.json()).toEqual({ error: { message: expect.stringContaining('You did not provide an API key'), type: 'authentication_error', param: null, code: 'invalid_api_key' } });
+    expect(await none.json()).toEqual({
+      error: { message: expect.stringContaining('You did not provide an API key'), type: 'authentication_error', param: null, code: 'invalid_api_key' },
+    });
   });
 
   it('an unknown model: 404 model_not_found', async () => {
-    const err = await client(aliceToken).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const err = await client(aliceToken)
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
     expect(err).toMatchObject({ status: 404, code: 'model_not_found', param: 'model' });
   });
 
   it('a user token naming another user: 403, and nothing runs', async () => {
     const before = ordersOf('bob').length;
-    const err = await client(aliceToken).chat.completions.create({ model: 'homeclaw', user: 'bob', messages: [{ role: 'user', content: '/buy order item=milk' }] }).catch((e: unknown) => e);
+    const err = await client(aliceToken)
+      .chat.completions.create({ model: 'homeclaw', user: 'bob', messages: [{ role: 'user', content: '/buy order item=milk' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect(err).toMatchObject({ status: 403, code: 'user_mismatch', param: 'user', type: 'permission_error' });
     expect((err as Error).message).toContain('This API key acts as "alice"; it may not speak as "bob"');
@@ -255,17 +279,21 @@ describe('bad input, in OpenAI\'s error shape', () => {
     const text = await post('hello', { 'content-type': 'text/plain' });
     expect(text.status).toBe(400);
     expect(text.body.error).toMatchObject({ code: 'invalid_type', message: 'The request body must be a JSON object.' });
-    const session = await post(JSON.stringify({ model: 'homeclaw', messages: [{ role: 'user', content: 'hi' }] }), { 'x-homeclaw-session': 'no spaces allowed' });
+    const session = await post(JSON.stringify({ model: 'homeclaw', messages: [{ role: 'user', content: 'hi' }] }), {
+      'x-homeclaw-session': 'no spaces allowed',
+    });
     expect(session.status).toBe(400);
     expect(session.body.error.code).toBe('invalid_session_header');
   });
 });
 
-describe('user_field: conversation (Home Assistant\'s OpenAI-compatible integrations)', () => {
+describe("user_field: conversation (Home Assistant's OpenAI-compatible integrations)", () => {
   let haCore: TestCore;
   beforeAll(async () => {
     haCore = await startTestCore({ pluginsDir: SHIPPED_PLUGINS_DIR, overrides: { openai_endpoint: { user_field: 'conversation' } } });
-    expect((await haCore.api('POST', '/api/profiles/household', { set: { name: 'The Household', address: '3 House Lane', phone: '555-0303' } })).status).toBe(200);
+    expect((await haCore.api('POST', '/api/profiles/household', { set: { name: 'The Household', address: '3 House Lane', phone: '555-0303' } })).status).toBe(
+      200,
+    );
   }, 60_000);
   afterAll(async () => {
     await haCore?.cleanup();
@@ -276,7 +304,12 @@ describe('user_field: conversation (Home Assistant\'s OpenAI-compatible integrat
     const openai = new OpenAI({ baseURL: `${haCore.httpUrl}/v1`, apiKey: household, maxRetries: 0 });
     const conversation = '01JZOPENAIHA0000000000000A';
     const ask = async (text: string, history: ChatCompletionMessageParam[] = []) => {
-      const stream = await openai.chat.completions.create({ model: 'homeclaw', user: conversation, stream: true, messages: [system(4), ...history, { role: 'user', content: text }] });
+      const stream = await openai.chat.completions.create({
+        model: 'homeclaw',
+        user: conversation,
+        stream: true,
+        messages: [system(4), ...history, { role: 'user', content: text }],
+      });
       let answer = '';
       for await (const chunk of stream) answer += chunk.choices[0]?.delta.content ?? '';
       return answer;
@@ -284,7 +317,12 @@ describe('user_field: conversation (Home Assistant\'s OpenAI-compatible integrat
     const question = await ask('buy me some milk');
     expect(question).toContain('"3 House Lane"');
     // Home Assistant keeps its own chat log; whatever it resends, the conversation id continues the session.
-    expect(await ask('yes', [{ role: 'user', content: 'buy me some milk' }, { role: 'assistant', content: 'Sure.' }])).toMatch(/^Order placed for milk: delivery to 3 House Lane/);
+    expect(
+      await ask('yes', [
+        { role: 'user', content: 'buy me some milk' },
+        { role: 'assistant', content: 'Sure.' },
+      ]),
+    ).toMatch(/^Order placed for milk: delivery to 3 House Lane/);
     expect(listOrders(join(haCore.dataDir, 'plugins', 'buy')).filter((o) => o.user_id === 'household')).toHaveLength(1);
   });
 });

@@ -54,7 +54,10 @@ describe('task scheduler', () => {
   it('runs a repeated task through the dispatcher and sends each result to the user', async () => {
     const db = new Database(':memory:');
     const { registry, calls, delivered, scheduler } = setup(db);
-    registry.register({ descriptor: plugin({ tick: { type: 'repeated', interval_unit: 'seconds', interval: 1, user_id: 'bob', channel: 'board' } }), owner: 'builtin' });
+    registry.register({
+      descriptor: plugin({ tick: { type: 'repeated', interval_unit: 'seconds', interval: 1, user_id: 'bob', channel: 'board' } }),
+      owner: 'builtin',
+    });
     expect(scheduler.list()).toEqual([{ plugin_id: 'ticker', task: 'tick', capability_id: 'tick', next_run: expect.any(String), user_id: 'bob' }]);
     await new Promise((r) => setTimeout(r, 2300));
     await scheduler.idle();
@@ -83,7 +86,7 @@ describe('task scheduler', () => {
     second.registry.register({ descriptor, owner: 'builtin' });
     await new Promise((r) => setTimeout(r, 3300));
     await Promise.all([first.scheduler.idle(), second.scheduler.idle()]);
-    const slots = [...first.calls, ...second.calls].map((c) => (c.context?.metadata as JsonObject)['scheduled_for']);
+    const slots = [...first.calls, ...second.calls].map((c) => (c.context!.metadata as JsonObject)['scheduled_for']);
     expect(slots.length).toBeGreaterThanOrEqual(2);
     // Both computed the same slots (whole seconds) and each ran on one of them only.
     for (const slot of slots) expect(String(slot)).toMatch(/:\d\d\.000Z$/);

@@ -78,7 +78,9 @@ describe('each kind of schedule', () => {
 
   it('cron, another capability, parameters and who gets the result', () => {
     const { tasks } = readPluginTasks(
-      descriptor('p', ['forecast'], { tasks: { morning: { cron: '0 7 * * 1-5', capability: 'forecast', parameters: { city: 'Paris' }, user_id: 'alice', channel: 'kitchen' } } }),
+      descriptor('p', ['forecast'], {
+        tasks: { morning: { cron: '0 7 * * 1-5', capability: 'forecast', parameters: { city: 'Paris' }, user_id: 'alice', channel: 'kitchen' } },
+      }),
     );
     expect(tasks[0]).toMatchObject({ name: 'morning', capability_id: 'forecast', parameters: { city: 'Paris' }, user_id: 'alice', channel: 'kitchen' });
     expect(next(tasks[0]!.timing)).toBe('2026-11-27T06:00:00.000Z');

@@ -73,10 +73,12 @@ describe('Wyoming conversation agent on the Core', () => {
     } finally {
       await plain.cleanup();
     }
-    await expect(startTestCore({ overrides: { wyoming: { port: 0, allow_from: ['kitchen.local'] } } })).rejects.toThrow(/wyoming.allow_from: "kitchen.local" is not an IP address/);
+    await expect(startTestCore({ overrides: { wyoming: { port: 0, allow_from: ['kitchen.local'] } } })).rejects.toThrow(
+      /wyoming.allow_from: "kitchen.local" is not an IP address/,
+    );
   });
 
-  it('Home Assistant\'s describe gets info within its one-second timeout: one installed handle program', async () => {
+  it("Home Assistant's describe gets info within its one-second timeout: one installed handle program", async () => {
     const info = await ha('describe');
     expect(info.type).toBe('info');
     expect(info.data.handle).toEqual([
@@ -117,12 +119,18 @@ describe('Wyoming conversation agent on the Core', () => {
     expect(ordersOf('alice')).toHaveLength(before + 1);
   });
 
-  it('the device map picks the user: bob\'s device, and the household for an unmapped satellite', async () => {
-    const bob = await say('buy me some bread', { conversation_id: '01JZWYOMINGBOB00000000000C', satellite_id: 'assist_satellite.office', device_id: BOB_DEVICE });
+  it("the device map picks the user: bob's device, and the household for an unmapped satellite", async () => {
+    const bob = await say('buy me some bread', {
+      conversation_id: '01JZWYOMINGBOB00000000000C',
+      satellite_id: 'assist_satellite.office',
+      device_id: BOB_DEVICE,
+    });
     expect(bob.data.text).toContain('"2 Bob Road"');
     const household = await say('buy me some milk', { conversation_id: '01JZWYOMINGHOUSE000000000D', satellite_id: 'assist_satellite.garage' });
     expect(household.data.text).toContain('"3 House Lane"');
-    expect((await say('yes', { conversation_id: '01JZWYOMINGHOUSE000000000D', satellite_id: 'assist_satellite.garage' })).data.text).toMatch(/^Order placed for milk: delivery to 3 House Lane/);
+    expect((await say('yes', { conversation_id: '01JZWYOMINGHOUSE000000000D', satellite_id: 'assist_satellite.garage' })).data.text).toMatch(
+      /^Order placed for milk: delivery to 3 House Lane/,
+    );
     expect(ordersOf('household')).toHaveLength(1);
     expect(ordersOf('bob')).toHaveLength(0);
   });

@@ -98,7 +98,14 @@ describe('Wyoming handle service', () => {
     c.send('transcript', { text: 'hello inline' }, 'inline');
     expect(await c.next()).toMatchObject({ type: 'handled', data: { text: 'household said: hello inline' } });
     const block = Buffer.from(JSON.stringify({ text: 'from the block' }));
-    c.sendRaw(Buffer.concat([Buffer.from(`${JSON.stringify({ type: 'transcript', data: { text: 'from the header', context: { conversation_id: 'c-7' } }, data_length: block.length })}\n`), block]));
+    c.sendRaw(
+      Buffer.concat([
+        Buffer.from(
+          `${JSON.stringify({ type: 'transcript', data: { text: 'from the header', context: { conversation_id: 'c-7' } }, data_length: block.length })}\n`,
+        ),
+        block,
+      ]),
+    );
     expect(await c.next()).toMatchObject({ type: 'handled', data: { text: 'household said: from the block', context: { conversation_id: 'c-7' } } });
     expect(messages.map((m) => m.session_id)).toEqual(['default', 'c-7']);
   });
@@ -123,8 +130,14 @@ describe('Wyoming handle service', () => {
       await c.next();
       return messages[messages.length - 1]!;
     };
-    expect(await say({ conversation_id: 'k1', satellite_id: 'assist_satellite.kitchen', device_id: '9f2c1d0e8b7a6f5e4d3c2b1a09f8e7d6' })).toMatchObject({ user_id: 'alice', session_id: 'k1' });
-    expect(await say({ conversation_id: 'b1', satellite_id: 'assist_satellite.office', device_id: '9f2c1d0e8b7a6f5e4d3c2b1a09f8e7d6' })).toMatchObject({ user_id: 'bob', session_id: 'b1' });
+    expect(await say({ conversation_id: 'k1', satellite_id: 'assist_satellite.kitchen', device_id: '9f2c1d0e8b7a6f5e4d3c2b1a09f8e7d6' })).toMatchObject({
+      user_id: 'alice',
+      session_id: 'k1',
+    });
+    expect(await say({ conversation_id: 'b1', satellite_id: 'assist_satellite.office', device_id: '9f2c1d0e8b7a6f5e4d3c2b1a09f8e7d6' })).toMatchObject({
+      user_id: 'bob',
+      session_id: 'b1',
+    });
     expect(await say({ conversation_id: 'h1', satellite_id: 'assist_satellite.garage' })).toMatchObject({ user_id: 'household', session_id: 'h1' });
     // Without a conversation id the satellite's turns still share one session.
     expect(await say({ satellite_id: 'assist_satellite.garage' })).toMatchObject({ user_id: 'household', session_id: 'satellite:assist_satellite.garage' });
@@ -202,11 +215,31 @@ describe('bad clients close only their own connection', () => {
     { name: 'a header without a type', bytes: () => Buffer.from('{"data":{"text":"hi"}}\n'), code: 'malformed-frame', reason: /"type"/ },
     { name: 'data that is not an object', bytes: () => Buffer.from('{"type":"transcript","data":"hi"}\n'), code: 'malformed-frame', reason: /"data"/ },
     { name: 'a negative data_length', bytes: () => Buffer.from('{"type":"transcript","data_length":-4}\n'), code: 'malformed-frame', reason: /data_length/ },
-    { name: 'a data block that is not JSON', bytes: () => Buffer.from('{"type":"transcript","data_length":5}\nhello'), code: 'malformed-frame', reason: /data block is not JSON/ },
-    { name: 'a header line over max_line_bytes', bytes: () => Buffer.from(`{"type":"transcript","data":{"text":"${'a'.repeat(2000)}"}}\n`), code: 'frame-too-large', reason: /header line exceeds 1024/ },
+    {
+      name: 'a data block that is not JSON',
+      bytes: () => Buffer.from('{"type":"transcript","data_length":5}\nhello'),
+      code: 'malformed-frame',
+      reason: /data block is not JSON/,
+    },
+    {
+      name: 'a header line over max_line_bytes',
+      bytes: () => Buffer.from(`{"type":"transcript","data":{"text":"${'a'.repeat(2000)}"}}\n`),
+      code: 'frame-too-large',
+      reason: /header line exceeds 1024/,
+    },
     { name: 'an endless line without a newline', bytes: () => Buffer.alloc(5000, 0x61), code: 'frame-too-large', reason: /header line exceeds 1024/ },
-    { name: 'a data_length over max_data_bytes', bytes: () => Buffer.from('{"type":"transcript","data_length":999999}\n'), code: 'frame-too-large', reason: /data_length.*limit is 2048/ },
-    { name: 'a payload_length over max_payload_bytes', bytes: () => Buffer.from('{"type":"audio-chunk","payload_length":99999}\n'), code: 'frame-too-large', reason: /payload_length.*limit is 4096/ },
+    {
+      name: 'a data_length over max_data_bytes',
+      bytes: () => Buffer.from('{"type":"transcript","data_length":999999}\n'),
+      code: 'frame-too-large',
+      reason: /data_length.*limit is 2048/,
+    },
+    {
+      name: 'a payload_length over max_payload_bytes',
+      bytes: () => Buffer.from('{"type":"audio-chunk","payload_length":99999}\n'),
+      code: 'frame-too-large',
+      reason: /payload_length.*limit is 4096/,
+    },
   ];
 
   for (const { name, bytes, code, reason } of cases) {
@@ -263,9 +296,18 @@ describe('bad clients close only their own connection', () => {
 
   it('a port already in use is a clear start error', async () => {
     const first = await start();
-    await expect(startWyomingServer({ settings: { ...BASE, port: first.port }, engine: { handleMessage: async () => { throw new Error('unused'); } }, log: silentLogger(), version: '1' })).rejects.toThrow(
-      new RegExp(`Wyoming: cannot listen on 127.0.0.1:${first.port}: .*EADDRINUSE`),
-    );
+    await expect(
+      startWyomingServer({
+        settings: { ...BASE, port: first.port },
+        engine: {
+          handleMessage: async () => {
+            throw new Error('unused');
+          },
+        },
+        log: silentLogger(),
+        version: '1',
+      }),
+    ).rejects.toThrow(new RegExp(`Wyoming: cannot listen on 127.0.0.1:${first.port}: .*EADDRINUSE`));
   });
 
   it('connections beyond max_connections get an error and are closed; idle connections time out', async () => {

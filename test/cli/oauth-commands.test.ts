@@ -17,7 +17,10 @@ let core: TestCore;
 
 async function homeclaw(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, HOMECLAW_URL: core.httpUrl, HOMECLAW_ADMIN_TOKEN: core.adminToken }, timeout: 20_000 });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+      env: { ...process.env, HOMECLAW_URL: core.httpUrl, HOMECLAW_ADMIN_TOKEN: core.adminToken },
+      timeout: 20_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const failed = err as { code: number; stdout: string; stderr: string };
@@ -38,7 +41,9 @@ describe('homeclaw oauth', () => {
   it('clients add prints the id and secret once; list never shows the secret; bad input fails with the reason', async () => {
     const added = await homeclaw('oauth', 'clients', 'add', 'homeassistant', '--redirect-uri', HA_REDIRECT);
     expect(added.code).toBe(0);
-    expect(added.stdout).toMatch(/^client: homeassistant\nclient id: hcc_\S+\nclient secret: hcs_\S+\nredirect URIs: https:\/\/my\.home-assistant\.io\/redirect\/oauth\n\(the secret is shown only once\)\n$/);
+    expect(added.stdout).toMatch(
+      /^client: homeassistant\nclient id: hcc_\S+\nclient secret: hcs_\S+\nredirect URIs: https:\/\/my\.home-assistant\.io\/redirect\/oauth\n\(the secret is shown only once\)\n$/,
+    );
     const listed = await homeclaw('oauth', 'clients', 'list');
     expect(listed.stdout).toContain('homeassistant');
     expect(listed.stdout).toContain(HA_REDIRECT);
@@ -54,11 +59,22 @@ describe('homeclaw oauth', () => {
   });
 
   it('tokens list shows the grant; tokens revoke --user ends it; clients remove ends the client', async () => {
-    const added = JSON.parse((await homeclaw('oauth', 'clients', 'add', 'inspector', '--redirect-uri', 'http://127.0.0.1:6274/oauth/callback', '--json')).stdout) as { client_id: string; client_secret: string };
+    const added = JSON.parse(
+      (await homeclaw('oauth', 'clients', 'add', 'inspector', '--redirect-uri', 'http://127.0.0.1:6274/oauth/callback', '--json')).stdout,
+    ) as { client_id: string; client_secret: string };
     const alice = core.ctx.users.add('alice').token;
     const { code_verifier, code_challenge } = await pkcePair();
-    const code = codeOf(await consent(authorizeUrl(core.httpUrl, { client_id: added.client_id, redirect_uri: 'http://127.0.0.1:6274/oauth/callback', code_challenge }), alice));
-    const tokens = await tokenRequest(core.httpUrl, { grant_type: 'authorization_code', code, code_verifier, redirect_uri: 'http://127.0.0.1:6274/oauth/callback', client_id: added.client_id, client_secret: added.client_secret });
+    const code = codeOf(
+      await consent(authorizeUrl(core.httpUrl, { client_id: added.client_id, redirect_uri: 'http://127.0.0.1:6274/oauth/callback', code_challenge }), alice),
+    );
+    const tokens = await tokenRequest(core.httpUrl, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier,
+      redirect_uri: 'http://127.0.0.1:6274/oauth/callback',
+      client_id: added.client_id,
+      client_secret: added.client_secret,
+    });
     expect(tokens.status).toBe(200);
 
     const grants = await homeclaw('oauth', 'tokens', 'list');

@@ -44,7 +44,9 @@ function problems(file: Record<string, unknown>): { unknown: string[]; drifted: 
     .filter((leaf) => leaf.schema !== undefined && JSON.stringify(leaf.value) !== JSON.stringify(at(DEFAULT_CONFIG, leaf.path)))
     .map((leaf) => `${leaf.path.join('.')}: file ${JSON.stringify(leaf.value)}, schema ${JSON.stringify(at(DEFAULT_CONFIG, leaf.path))}`);
   const inFile = new Set(fileLeaves.map((leaf) => leaf.path.join('.')));
-  const missing = defaultedKeys(CONFIG_SCHEMA as unknown as Node).map((p) => p.join('.')).filter((key) => !inFile.has(key));
+  const missing = defaultedKeys(CONFIG_SCHEMA as unknown as Node)
+    .map((p) => p.join('.'))
+    .filter((key) => !inFile.has(key));
   return { unknown, drifted, missing };
 }
 

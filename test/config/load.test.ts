@@ -62,14 +62,25 @@ describe('loadConfig', () => {
   });
 
   it('reports every problem at once, each with its path', () => {
-    const file = tempFile(['broker:', '  port: 70000', '  colour: blue', 'http:', '  port: "eighty"', 'llm:', '  max_rounds: 0', 'retrieval:', '  embedder:', '    kind: magic'].join('\n'));
+    const file = tempFile(
+      [
+        'broker:',
+        '  port: 70000',
+        '  colour: blue',
+        'http:',
+        '  port: "eighty"',
+        'llm:',
+        '  max_rounds: 0',
+        'retrieval:',
+        '  embedder:',
+        '    kind: magic',
+      ].join('\n'),
+    );
     const loaded = loadConfig({ file, env: { HOMECLAW_HTTP_PORT: 'abc' } });
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
     const paths = loaded.errors.map((e) => e.path);
-    expect(paths).toEqual(
-      expect.arrayContaining(['env:HOMECLAW_HTTP_PORT', '/broker/port', '/broker/colour', '/llm/max_rounds', '/retrieval/embedder/kind']),
-    );
+    expect(paths).toEqual(expect.arrayContaining(['env:HOMECLAW_HTTP_PORT', '/broker/port', '/broker/colour', '/llm/max_rounds', '/retrieval/embedder/kind']));
     expect(loaded.errors.find((e) => e.path === '/broker/colour')?.message).toBe('unknown setting');
   });
 

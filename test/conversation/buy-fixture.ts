@@ -1,5 +1,5 @@
 // The buy plugin's capability as the Core sees it, read from the real plugins/buy/plugin.yaml so the
-// resolver tests also check the manifest matches the seed.
+// resolver tests also check the shipped manifest.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';

@@ -98,9 +98,16 @@ describe('homeclaw send / chat', () => {
     const output = new PassThrough();
     const text = collect(output);
     input.end('/help\nwhat time is it?\n');
-    const code = await runChat({ url: harness.broker.url, channel: 'cli', user: 'jay', timeoutSec: 5 }, { input, output, errors: new PassThrough() }, { json: true });
+    const code = await runChat(
+      { url: harness.broker.url, channel: 'cli', user: 'jay', timeoutSec: 5 },
+      { input, output, errors: new PassThrough() },
+      { json: true },
+    );
     expect(code).toBe(0);
-    const replies = text().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const replies = text()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(replies).toHaveLength(2);
     expect(replies[0]).toMatchObject({ user_id: 'jay', kind: 'answer', text: expect.stringContaining('Commands:') });
     expect(replies[1]).toMatchObject({ user_id: 'jay', kind: 'answer', text: 'It is 10:00.', request_id: expect.any(String) });

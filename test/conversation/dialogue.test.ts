@@ -1,4 +1,4 @@
-// The seed's §7 flows through every part of this room at once: resolver → pending store → reply
+// The parameter dialogue's flows through every part of this room at once: resolver → pending store → reply
 // interpreter → merge → resolver → the real buy plugin writing to SQLite. The engine (LLM loop, channels)
 // is not involved; this is the deterministic core it orchestrates.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { buyCapability, recordWith, system } from './buy-fixture.js';
 
 const session: SessionKey = { channel: 'cli', user_id: 'alice', session_id: 'default' };
 
-describe('parameter dialogue, seed §7', () => {
+describe('parameter dialogue flows', () => {
   let dir: string;
   let db: Database.Database;
   let clock: number;
@@ -82,16 +82,16 @@ describe('parameter dialogue, seed §7', () => {
       request: { request_id: `r${clock}`, plugin_id: 'buy', capability_id: capability.id, parameters: outcome.parameters, deadline: clock + 1000 },
     });
     clock += 1;
-    return typeof result === 'string' ? result : result.text ?? '';
+    return typeof result === 'string' ? result : (result.text ?? '');
   }
 
-  it('flow 1: preset config used directly places the order at once', async () => {
+  it('preset config used directly places the order at once', async () => {
     const config = { default_parameters: { address: '123 Main St', contact_name: 'John', phone: '555-0000' }, use_defaults_directly: true };
     expect(await turn('Buy milk', config, {}, { item: 'milk' })).toMatch(/^Order placed for milk: delivery to 123 Main St/);
     expect(listOrders(dir)).toHaveLength(1);
   });
 
-  it('flow 2: profile plus one missing value, answered with a bare value and a confirmation', async () => {
+  it('profile plus one missing value, answered with a bare value and a confirmation', async () => {
     const profile = { name: 'John', address: '123 Main St' };
     const question = await turn('Buy milk', {}, profile, { item: 'milk' });
     expect(question).toContain('phone (Contact phone number)');
@@ -101,21 +101,21 @@ describe('parameter dialogue, seed §7', () => {
     expect(listOrders(dir)[0]).toMatchObject({ item: 'milk', address: '123 Main St', phone: '555-1234', contact_name: 'John' });
   });
 
-  it('flow 2b: profile values confirmed with "yes"', async () => {
+  it('profile values confirmed with "yes"', async () => {
     const profile = { name: 'John', address: '123 Main St', phone: '555-0000' };
     expect(await turn('Buy milk', {}, profile, { item: 'milk' })).toContain('I have your address as "123 Main St" and phone as "555-0000"');
     expect(await turn('yes', {}, profile)).toMatch(/^Order placed/);
     expect(listOrders(dir)[0]).toMatchObject({ address: '123 Main St', phone: '555-0000' });
   });
 
-  it('flow 2b: profile values corrected', async () => {
+  it('profile values corrected', async () => {
     const profile = { name: 'John', address: '123 Main St', phone: '555-0000' };
     await turn('Buy milk', {}, profile, { item: 'milk' });
     expect(await turn('Actually use 456 Oak Ave, 555-1234', {}, profile)).toMatch(/^Order placed/);
     expect(listOrders(dir)[0]).toMatchObject({ address: '456 Oak Ave', phone: '555-1234', contact_name: 'John' });
   });
 
-  it('flow 3: everything missing, answered in one comma-separated reply', async () => {
+  it('everything missing, answered in one comma-separated reply', async () => {
     const question = await turn('Buy milk', {}, {}, { item: 'milk' });
     expect(question).toContain('address (Delivery address), phone (Contact phone number) and contact_name (Recipient name)');
     expect(await turn("123 Oak Ave, 555-1234, I'm John", {}, {})).toMatch(/^Order placed/);

@@ -1,5 +1,5 @@
 // The conversation engine end to end over MQTT channel topics (real Aedes, real mqtt.js user), with the
-// scripted model reached through the real openai client: the seed's §7 flows, cancel, TTL, post-processing,
+// scripted model reached through the real openai client: the parameter dialogue's flows, cancel, TTL, post-processing,
 // failures and concurrency.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PluginDescriptor } from '../../src/protocol/types.js';
@@ -23,7 +23,7 @@ function lastUserText(request: ChatRequestBody): string {
   return typeof last?.content === 'string' ? last.content : '';
 }
 
-/** The buy manifest with confirm_if_uncertain switched off for some parameters (seed flow 2 assumes so). */
+/** The buy manifest with confirm_if_uncertain switched off for some parameters (the profile-plus-one-missing-value flow assumes so). */
 function buyWithoutConfirmFor(names: string[]): PluginDescriptor {
   const d = buyDescriptor();
   return {
@@ -41,8 +41,8 @@ async function start(plugins: PluginDescriptor[], settings = {}): Promise<Harnes
   return harness;
 }
 
-describe('seed §7 flows with the scripted LLM', () => {
-  it('flow 1: preset config with use_defaults_directly invokes at once, and the model never sees the preset parameters', async () => {
+describe('parameter dialogue flows with the scripted LLM', () => {
+  it('preset config with use_defaults_directly invokes at once, and the model never sees the preset parameters', async () => {
     const h = await start([
       buyDescriptor({ default_parameters: { address: '123 Main St', contact_name: 'John', phone: '555-0000' }, use_defaults_directly: true }),
       timeDescriptor,
@@ -70,7 +70,7 @@ describe('seed §7 flows with the scripted LLM', () => {
     expect(h.llm!.requests[0]!.tools!.map((t) => t.function.name).sort()).toEqual(['find_plugins', 'route_to_plugin']);
   });
 
-  it('flow 2: profile plus one missing value asks once, then invokes on the answer without another model round', async () => {
+  it('profile plus one missing value asks once, then invokes on the answer without another model round', async () => {
     const h = await start([buyWithoutConfirmFor(['address']), timeDescriptor]);
     h.profiles.set('bob', { name: 'John', address: '123 Main St' });
     h.llm!.push(route('buy', { item: 'milk' }));
@@ -88,7 +88,7 @@ describe('seed §7 flows with the scripted LLM', () => {
     expect(systemPromptOf(h.llm!.requests[0]!)).not.toContain('123 Main St');
   });
 
-  it('flow 2b: profile values needing confirmation are shown, and "yes" places the order with them', async () => {
+  it('profile values needing confirmation are shown, and "yes" places the order with them', async () => {
     const h = await start([buyDescriptor(), timeDescriptor]);
     h.profiles.set('carol', { name: 'John', address: '123 Main St', phone: '555-0000' });
     h.llm!.push(route('buy', { item: 'milk' }));
@@ -104,7 +104,7 @@ describe('seed §7 flows with the scripted LLM', () => {
     expect(h.llm!.requests).toHaveLength(1);
   });
 
-  it('flow 2b: a correction replaces the profile values', async () => {
+  it('a correction replaces the profile values', async () => {
     const h = await start([buyDescriptor(), timeDescriptor]);
     h.profiles.set('dan', { name: 'John', address: '123 Main St', phone: '555-0000' });
     h.llm!.push(route('buy', { item: 'milk' }));
@@ -116,7 +116,7 @@ describe('seed §7 flows with the scripted LLM', () => {
     expect(h.dispatcher.calls[0]!.parameters).toMatchObject({ item: 'milk', address: '456 Oak Ave', phone: '555-1234', contact_name: 'John' });
   });
 
-  it('flow 3: everything missing → one question listing all, then one answer with all values', async () => {
+  it('everything missing → one question listing all, then one answer with all values', async () => {
     const h = await start([buyDescriptor(), timeDescriptor]);
     h.llm!.push(route('buy', { item: 'milk' }));
     const user = await h.user('erin');
@@ -171,7 +171,15 @@ describe('pending calls', () => {
       source: 'external',
       type: 'mqtt',
       config: {},
-      capabilities: [{ id: 'record', name: 'Record video', description: 'Record a video.', post_process: false, parameters: [{ name: 'node_id', type: 'string', required: false }] }],
+      capabilities: [
+        {
+          id: 'record',
+          name: 'Record video',
+          description: 'Record a video.',
+          post_process: false,
+          parameters: [{ name: 'node_id', type: 'string', required: false }],
+        },
+      ],
     };
     const h = await start([camera]);
     h.dispatcher.on('camera', (o) =>
@@ -194,7 +202,11 @@ describe('post-processing', () => {
     h.dispatcher.on('weather', () => ok('Paris: 12C, rain'));
     h.llm!.push(route('weather', { city: 'Paris' }), { text: 'Take an umbrella: 12°C and rain in Paris.' });
     const user = await h.user('jo');
-    expect(await user.say('will it rain in Paris?')).toMatchObject({ kind: 'answer', text: 'Take an umbrella: 12°C and rain in Paris.', capability_id: 'fetch_weather' });
+    expect(await user.say('will it rain in Paris?')).toMatchObject({
+      kind: 'answer',
+      text: 'Take an umbrella: 12°C and rain in Paris.',
+      capability_id: 'fetch_weather',
+    });
     expect(h.llm!.requests).toHaveLength(2);
     const post = h.llm!.requests[1]!;
     expect(post.messages[0]).toMatchObject({ role: 'system', content: weatherDescriptor.capabilities[0]!.post_process_prompt });
@@ -214,7 +226,9 @@ describe('post-processing', () => {
   it('a model failure during post-processing falls back to the raw text; failures are never post-processed', async () => {
     const h = await start([weatherDescriptor]);
     let fail = false;
-    h.dispatcher.on('weather', () => (fail ? { ...ok(''), success: false, error: 'upstream API said 503', error_code: 'plugin_error' } : ok('Paris: 12C, rain')));
+    h.dispatcher.on('weather', () =>
+      fail ? { ...ok(''), success: false, error: 'upstream API said 503', error_code: 'plugin_error' } : ok('Paris: 12C, rain'),
+    );
     h.llm!.push(route('weather', { city: 'Paris' }), { status: 500 });
     const user = await h.user('lee');
     expect(await user.say('weather in Paris')).toMatchObject({ kind: 'answer', text: 'Paris: 12C, rain' });

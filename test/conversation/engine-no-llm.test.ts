@@ -86,7 +86,9 @@ describe('no-LLM dialogue', () => {
       source: 'external',
       type: 'mqtt',
       config: {},
-      capabilities: [{ id: 'set', name: 'Set', description: 'Set the target.', post_process: false, parameters: [{ name: 'celsius', type: 'number', required: true }] }],
+      capabilities: [
+        { id: 'set', name: 'Set', description: 'Set the target.', post_process: false, parameters: [{ name: 'celsius', type: 'number', required: true }] },
+      ],
     };
     harness = await startHarness({ plugins: [number], withLlm: false });
     const user = await harness.user('fin', 'cli');

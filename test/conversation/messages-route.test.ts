@@ -8,7 +8,13 @@ const seen: UserMessage[] = [];
 const engine: ConversationEngine = {
   async handleMessage(message) {
     seen.push(message);
-    return { request_id: message.request_id ?? 'generated', user_id: message.user_id, session_id: message.session_id ?? 'default', text: `echo ${message.text}`, kind: 'answer' };
+    return {
+      request_id: message.request_id ?? 'generated',
+      user_id: message.user_id,
+      session_id: message.session_id ?? 'default',
+      text: `echo ${message.text}`,
+      kind: 'answer',
+    };
   },
 };
 
@@ -52,7 +58,11 @@ describe('POST /api/messages', () => {
 
   it('passes channel_type, app_id and metadata on to the engine (channel_type defaults to http)', async () => {
     const server = await build();
-    await server.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', text: 'hi', channel_type: 'IM', app_id: 'kitchen', metadata: { chat: 7 } } });
+    await server.inject({
+      method: 'POST',
+      url: '/api/messages',
+      payload: { channel: 'web', user_id: 'ann', text: 'hi', channel_type: 'IM', app_id: 'kitchen', metadata: { chat: 7 } },
+    });
     expect(seen[0]).toEqual({ channel: 'web', channel_type: 'IM', app_id: 'kitchen', metadata: { chat: 7 }, user_id: 'ann', text: 'hi' });
   });
 });
@@ -84,7 +94,11 @@ describe('POST /api/messages with "async": true', () => {
     const published: string[] = [];
     app = Fastify();
     await registerMessageRoutes(app, { engine, publishReply: async (_channel, reply) => void published.push(reply.request_id) });
-    const res = await app.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', text: 'hi', async: true, request_id: 'mine-1' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/messages',
+      payload: { channel: 'web', user_id: 'ann', text: 'hi', async: true, request_id: 'mine-1' },
+    });
     expect(res.json()).toMatchObject({ request_id: 'mine-1' });
     await new Promise((r) => setTimeout(r, 20));
     expect(published).toEqual(['mine-1']);

@@ -89,7 +89,7 @@ describe('SqlitePendingCallStore', () => {
 
   it('treats a damaged row as absent and removes it', () => {
     store.set(alice, call(clock));
-    db.prepare("UPDATE pending_calls SET call_json = '{\"plugin_id\": 3}'").run();
+    db.prepare('UPDATE pending_calls SET call_json = \'{"plugin_id": 3}\'').run();
     expect(store.get(alice)).toBeUndefined();
     expect(db.prepare('SELECT COUNT(*) AS n FROM pending_calls').get()).toEqual({ n: 0 });
   });

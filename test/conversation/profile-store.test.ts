@@ -4,12 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  parseProfileAssignments,
-  parseProfilesYaml,
-  seedProfiles,
-  SqliteProfileStore,
-} from '../../src/conversation/profile-store.js';
+import { parseProfileAssignments, parseProfilesYaml, seedProfiles, SqliteProfileStore } from '../../src/conversation/profile-store.js';
 
 describe('SqliteProfileStore', () => {
   let dir: string;

@@ -48,7 +48,7 @@ const table: [State, string, ReplyInterpretation][] = [
   ['uncertain2', 'OK!', confirm()],
   ['uncertain2', 'confirm', confirm()],
   ['uncertain2', 'sure', confirm()],
-  ["uncertain2", "that's right", confirm()],
+  ['uncertain2', "that's right", confirm()],
   ['uncertain2', 'yes please, go ahead', confirm()],
   ['uncertain2', 'y', confirm()],
   ['uncertain2', 'yes, but address=456 Oak Ave', confirm({ address: '456 Oak Ave' })],

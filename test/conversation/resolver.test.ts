@@ -35,8 +35,8 @@ function asReady(outcome: ResolveOutcome): Extract<ResolveOutcome, { status: 're
   return outcome;
 }
 
-describe('seed §7 flows at resolver level', () => {
-  it('flow 1: preset config with use_defaults_directly runs without asking', () => {
+describe('parameter dialogue flows at resolver level', () => {
+  it('preset config with use_defaults_directly runs without asking', () => {
     const outcome = asReady(
       resolveBuy({
         config: {
@@ -50,7 +50,7 @@ describe('seed §7 flows at resolver level', () => {
     expect(sources(outcome)).toEqual({ item: 'explicit', address: 'config', phone: 'config', contact_name: 'config' });
   });
 
-  it('flow 1 without use_defaults_directly: config values marked confirm_if_uncertain are confirmed first', () => {
+  it('without use_defaults_directly: config values marked confirm_if_uncertain are confirmed first', () => {
     const outcome = asAsk(
       resolveBuy({
         config: { default_parameters: { address: '123 Main St', contact_name: 'John', phone: '555-0000' } },
@@ -65,9 +65,9 @@ describe('seed §7 flows at resolver level', () => {
     expect(outcome.question).toContain('I have your address as "123 Main St" and phone as "555-0000" (from the plugin settings)');
   });
 
-  it('flow 2: profile plus one missing value asks only for the missing phone', () => {
+  it('profile plus one missing value asks only for the missing phone', () => {
     const capability = buyCapability();
-    // As in the seed's flow 2, address is not marked for confirmation here.
+    // Address is not marked for confirmation here, so only the phone is asked for.
     capability.parameters = capability.parameters.map((p) => (p.name === 'address' ? { ...p, confirm_if_uncertain: false } : p));
     const profile = { name: 'John', address: '123 Main St' };
     const first = asAsk(resolveBuy({ explicit: { item: 'milk' }, profile }, capability));
@@ -80,7 +80,7 @@ describe('seed §7 flows at resolver level', () => {
     expect(sources(second)).toMatchObject({ phone: 'explicit', address: 'profile', contact_name: 'profile' });
   });
 
-  it('flow 2 with the real manifest: one question covers the missing phone and the address to confirm', () => {
+  it('with the real manifest: one question covers the missing phone and the address to confirm', () => {
     const profile = { name: 'John', address: '123 Main St' };
     const first = asAsk(resolveBuy({ explicit: { item: 'milk' }, profile }));
     expect(first.missing.map((p) => p.name)).toEqual(['phone']);
@@ -93,7 +93,7 @@ describe('seed §7 flows at resolver level', () => {
     expect(sources(second)).toMatchObject({ address: 'confirmed', phone: 'explicit', contact_name: 'profile' });
   });
 
-  it('flow 2b: profile values needing confirmation are shown, then confirmed', () => {
+  it('profile values needing confirmation are shown, then confirmed', () => {
     const profile = { name: 'John', address: '123 Main St', phone: '555-0000' };
     const first = asAsk(resolveBuy({ explicit: { item: 'milk' }, profile }));
     expect(first.missing).toEqual([]);
@@ -110,16 +110,14 @@ describe('seed §7 flows at resolver level', () => {
     expect(sources(confirmed)).toEqual({ item: 'explicit', address: 'confirmed', phone: 'confirmed', contact_name: 'profile' });
   });
 
-  it('flow 2b: corrected values replace the profile ones', () => {
+  it('corrected values replace the profile ones', () => {
     const profile = { name: 'John', address: '123 Main St', phone: '555-0000' };
-    const corrected = asReady(
-      resolveBuy({ explicit: { item: 'milk', address: '456 Oak Ave', phone: '555-1234' }, profile }),
-    );
+    const corrected = asReady(resolveBuy({ explicit: { item: 'milk', address: '456 Oak Ave', phone: '555-1234' }, profile }));
     expect(corrected.parameters).toMatchObject({ address: '456 Oak Ave', phone: '555-1234', contact_name: 'John' });
     expect(sources(corrected)).toMatchObject({ address: 'explicit', phone: 'explicit' });
   });
 
-  it('flow 2b: correcting one value still asks to confirm the other', () => {
+  it('correcting one value still asks to confirm the other', () => {
     const profile = { name: 'John', address: '123 Main St', phone: '555-0000' };
     const outcome = asAsk(resolveBuy({ explicit: { item: 'milk', address: '456 Oak Ave' }, profile }));
     expect(outcome.uncertain.map((v) => v.name)).toEqual(['phone']);
@@ -127,16 +125,14 @@ describe('seed §7 flows at resolver level', () => {
     expect(outcome.question).not.toContain('123 Main St');
   });
 
-  it('flow 3: everything missing gives one question listing all of them with descriptions', () => {
+  it('everything missing gives one question listing all of them with descriptions', () => {
     const outcome = asAsk(resolveBuy({ explicit: { item: 'milk' } }));
     expect(outcome.missing.map((p) => p.name)).toEqual(['address', 'phone', 'contact_name']);
     expect(outcome.question).toBe(
       'To place order I need address (Delivery address), phone (Contact phone number) and contact_name (Recipient name). ' +
         'Reply with the values (e.g. address=... phone=... contact_name=...), or "cancel".',
     );
-    const then = asReady(
-      resolveBuy({ explicit: { item: 'milk', address: '123 Oak Ave', phone: '555-1234', contact_name: 'John' } }),
-    );
+    const then = asReady(resolveBuy({ explicit: { item: 'milk', address: '123 Oak Ave', phone: '555-1234', contact_name: 'John' } }));
     expect(then.parameters).toEqual({ item: 'milk', address: '123 Oak Ave', phone: '555-1234', contact_name: 'John' });
   });
 
@@ -165,9 +161,7 @@ describe('blank values', () => {
   });
 
   it('leaves an optional parameter out when nothing provides it', () => {
-    const outcome = asReady(
-      resolveBuy({ explicit: { item: 'milk', address: 'a', phone: 'p', contact_name: 'n', payment_method: ' ' } }),
-    );
+    const outcome = asReady(resolveBuy({ explicit: { item: 'milk', address: 'a', phone: 'p', contact_name: 'n', payment_method: ' ' } }));
     expect(outcome.parameters).not.toHaveProperty('payment_method');
   });
 });
@@ -231,18 +225,14 @@ describe('config sources', () => {
         },
       }),
     );
-    // Profile comes before config in the seed's order, so its value is the one shown for confirmation.
+    // Profile comes before config in the resolution order, so its value is the one shown for confirmation.
     expect(outcome.uncertain.map((v) => [v.name, v.value, v.source])).toEqual([['address', 'Profile Rd', 'profile']]);
   });
 
-  it('a parameter\'s own default is used last and never needs confirmation', () => {
+  it("a parameter's own default is used last and never needs confirmation", () => {
     const capability = buyCapability();
-    capability.parameters = capability.parameters.map((p) =>
-      p.name === 'payment_method' ? { ...p, default: 'cash', confirm_if_uncertain: true } : p,
-    );
-    const outcome = asReady(
-      resolveBuy({ explicit: { item: 'milk', address: 'a', phone: 'p', contact_name: 'n' } }, capability),
-    );
+    capability.parameters = capability.parameters.map((p) => (p.name === 'payment_method' ? { ...p, default: 'cash', confirm_if_uncertain: true } : p));
+    const outcome = asReady(resolveBuy({ explicit: { item: 'milk', address: 'a', phone: 'p', contact_name: 'n' } }, capability));
     expect(outcome.parameters.payment_method).toBe('cash');
     expect(sources(outcome).payment_method).toBe('default');
   });
@@ -323,13 +313,7 @@ describe('llmVisibleParameters', () => {
     resolver.llmVisibleParameters(recordWith(config, [capability]), capability).map((p) => p.name);
 
   it('shows everything when nothing is trusted', () => {
-    expect(names({ default_parameters: { address: '123 Main St' } })).toEqual([
-      'item',
-      'address',
-      'phone',
-      'contact_name',
-      'payment_method',
-    ]);
+    expect(names({ default_parameters: { address: '123 Main St' } })).toEqual(['item', 'address', 'phone', 'contact_name', 'payment_method']);
   });
 
   it('hides parameters in use_default_directly_for that have a config value', () => {

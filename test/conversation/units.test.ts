@@ -81,7 +81,9 @@ describe('extractor on the shipped built-in manifests', () => {
     const { readFileSync, existsSync } = await import('node:fs');
     const { parse } = await import('yaml');
     const load = (id: string) => {
-      const manifest = parse(readFileSync(new URL(`../../plugins/${id}/plugin.yaml`, import.meta.url), 'utf8')) as import('../../src/protocol/types.js').PluginDescriptor;
+      const manifest = parse(
+        readFileSync(new URL(`../../plugins/${id}/plugin.yaml`, import.meta.url), 'utf8'),
+      ) as import('../../src/protocol/types.js').PluginDescriptor;
       return recordOf({ ...manifest, source: 'built-in', type: 'inline', config: {} });
     };
     const buy = load('buy');

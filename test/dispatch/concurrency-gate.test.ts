@@ -63,7 +63,12 @@ describe('abort hook', () => {
         return new Promise<PluginResult>(() => undefined);
       },
     };
-    const dispatcher = new Dispatcher({ registry, adapters: [adapter], config: { default_timeout_sec: 5, default_max_concurrency: 1, default_queue_limit: 10 }, log });
+    const dispatcher = new Dispatcher({
+      registry,
+      adapters: [adapter],
+      config: { default_timeout_sec: 5, default_max_concurrency: 1, default_queue_limit: 10 },
+      log,
+    });
     const result = await dispatcher.invoke({ plugin_id: 'slowpoke' });
     expect(result).toMatchObject({ success: false, error_code: 'timeout' });
     await abortedOnce;

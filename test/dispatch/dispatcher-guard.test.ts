@@ -31,7 +31,14 @@ beforeEach(() => {
       config: {},
       capabilities: [
         { id: 'status', name: 'Status', description: 'Status.', parameters: [], post_process: false },
-        { id: 'unlock', name: 'Unlock', description: 'Unlock.', parameters: [{ name: 'code', type: 'string', required: true }], post_process: false, requires_confirmation: true },
+        {
+          id: 'unlock',
+          name: 'Unlock',
+          description: 'Unlock.',
+          parameters: [{ name: 'code', type: 'string', required: true }],
+          post_process: false,
+          requires_confirmation: true,
+        },
       ],
     },
     owner: 'api',
@@ -67,11 +74,19 @@ afterEach(async () => {
 
 describe('dispatcher guard and audit', () => {
   it('a forbidden call never reaches the adapter and is audited as forbidden', async () => {
-    const result = await dispatcher.invoke({ plugin_id: 'lock', capability_id: 'unlock', parameters: { code: '1234' }, context: { user_id: 'kid', channel_name: 'home' }, confirmed: true });
+    const result = await dispatcher.invoke({
+      plugin_id: 'lock',
+      capability_id: 'unlock',
+      parameters: { code: '1234' },
+      context: { user_id: 'kid', channel_name: 'home' },
+      confirmed: true,
+    });
     expect(result).toMatchObject({ success: false, error_code: 'forbidden' });
     expect(result.error).toContain('policy.users.kid.deny: lock.unlock');
     expect(calls).toEqual([]);
-    expect(audited).toEqual([{ ts: expect.any(Number), user_id: 'kid', channel: 'home', plugin_id: 'lock', capability_id: 'unlock', outcome: 'forbidden', duration_ms: 0 }]);
+    expect(audited).toEqual([
+      { ts: expect.any(Number), user_id: 'kid', channel: 'home', plugin_id: 'lock', capability_id: 'unlock', outcome: 'forbidden', duration_ms: 0 },
+    ]);
     expect(JSON.stringify(audited)).not.toContain('1234');
   });
 
@@ -82,24 +97,35 @@ describe('dispatcher guard and audit', () => {
     const ran = await dispatcher.invoke({ plugin_id: 'lock', capability_id: 'unlock', parameters: { code: '1' }, confirmed: true });
     expect(ran.success).toBe(true);
     expect(calls).toHaveLength(1);
-    expect(audited.map((a) => [a.user_id, a.outcome])).toEqual([[undefined, 'confirmation_required'], [undefined, 'ok']]);
+    expect(audited.map((a) => [a.user_id, a.outcome])).toEqual([
+      [undefined, 'confirmation_required'],
+      [undefined, 'ok'],
+    ]);
   });
 
   it('audits the resolved default capability, and refusals before the guard too', async () => {
     await dispatcher.invoke({ plugin_id: 'lock', context: { user_id: 'kid' } });
     await dispatcher.invoke({ plugin_id: 'nosuch', capability_id: 'x' });
     await dispatcher.invoke({ plugin_id: 'lock', capability_id: 'unlock', parameters: {}, confirmed: true });
-    expect(audited.map((a) => `${a.plugin_id}.${a.capability_id}:${a.outcome}`)).toEqual(['lock.status:ok', 'nosuch.x:not_found', 'lock.unlock:invalid_params']);
+    expect(audited.map((a) => `${a.plugin_id}.${a.capability_id}:${a.outcome}`)).toEqual([
+      'lock.status:ok',
+      'nosuch.x:not_found',
+      'lock.unlock:invalid_params',
+    ]);
   });
 
   it('precheck answers the guard without invoking; a throwing audit sink breaks nothing', async () => {
-    expect(dispatcher.precheck({ plugin_id: 'lock', capability_id: 'unlock', context: { user_id: 'kid' }, confirmed: true })).toMatchObject({ error_code: 'forbidden' });
+    expect(dispatcher.precheck({ plugin_id: 'lock', capability_id: 'unlock', context: { user_id: 'kid' }, confirmed: true })).toMatchObject({
+      error_code: 'forbidden',
+    });
     expect(dispatcher.precheck({ plugin_id: 'lock', capability_id: 'status', context: { user_id: 'kid' } })).toBeUndefined();
     expect(dispatcher.precheck({ plugin_id: 'nosuch' })).toBeUndefined();
     expect(calls).toEqual([]);
     expect(dispatcher.getStats()).toMatchObject({ invoked: 1, failed: 1 });
     sinkThrows = true;
     expect(await dispatcher.invoke({ plugin_id: 'lock', capability_id: 'status' })).toMatchObject({ success: true, text: 'done' });
-    expect(await dispatcher.invoke({ plugin_id: 'lock', capability_id: 'unlock', parameters: { code: '1' } })).toMatchObject({ error_code: 'confirmation_required' });
+    expect(await dispatcher.invoke({ plugin_id: 'lock', capability_id: 'unlock', parameters: { code: '1' } })).toMatchObject({
+      error_code: 'confirmation_required',
+    });
   });
 });

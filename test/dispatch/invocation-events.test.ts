@@ -39,7 +39,13 @@ beforeEach(() => {
     type: 'inline',
     invoke: async ({ request }) => ({ request_id: request.request_id, plugin_id: 'echo', success: true, text: String(request.parameters.text) }),
   };
-  dispatcher = new Dispatcher({ registry, adapters: [adapter], config: { default_timeout_sec: 5, default_max_concurrency: 2, default_queue_limit: 10 }, log, events });
+  dispatcher = new Dispatcher({
+    registry,
+    adapters: [adapter],
+    config: { default_timeout_sec: 5, default_max_concurrency: 2, default_queue_limit: 10 },
+    log,
+    events,
+  });
   seen = [];
   events.on('invocation.finished', (event) => void seen.push(event));
 });
@@ -50,8 +56,13 @@ afterEach(async () => {
 });
 
 describe('invocation.finished', () => {
-  it('is emitted once for a call that ran, with the observers\' record and the audit entry', async () => {
-    const result = await dispatcher.invoke({ plugin_id: 'echo', capability_id: 'say', parameters: { text: 'secret words' }, context: { user_id: 'ann', channel_name: 'kitchen' } });
+  it("is emitted once for a call that ran, with the observers' record and the audit entry", async () => {
+    const result = await dispatcher.invoke({
+      plugin_id: 'echo',
+      capability_id: 'say',
+      parameters: { text: 'secret words' },
+      context: { user_id: 'ann', channel_name: 'kitchen' },
+    });
     expect(result.success).toBe(true);
     expect(seen).toHaveLength(1);
     const [event] = seen;

@@ -19,7 +19,7 @@ const placeOrder: CapabilitySpec = {
   ],
 };
 
-// Seed PluginParameterCollection §3.3, verbatim.
+// A config.yml with plugin-level and per-capability presets, as a user writes it.
 const seedConfig: PluginConfig = {
   default_parameters: { address: '123 Main St, City', contact_name: 'John', payment_method: 'card' },
   capabilities: { place_order: { default_parameters: { address: '123 Main St' } } },

@@ -61,7 +61,10 @@ beforeAll(async () => {
       }
     });
   });
-  await run(process.execPath, [CLI, 'profile', 'set', 'alice', 'name=Alice', 'address=12 Oak St', 'phone=555-0100'], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+  await run(process.execPath, [CLI, 'profile', 'set', 'alice', 'name=Alice', 'address=12 Oak St', 'phone=555-0100'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -92,37 +95,49 @@ describe('homeclaw chat with piped input', () => {
   it('--json prints one channel reply per line, questions included', async () => {
     const result = await homeclawPiped(['chat', '--user', 'alice', '--json'], '/help\nbuy me some bread\nyes\n');
     expect(result.code).toBe(0);
-    const replies = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const replies = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(replies.map((r) => r['kind'])).toEqual(['answer', 'question', 'answer']);
-    expect(replies[2]).toMatchObject({ user_id: 'alice', plugin_id: 'buy', capability_id: 'place_order', text: expect.stringContaining('Order placed for bread') });
+    expect(replies[2]).toMatchObject({
+      user_id: 'alice',
+      plugin_id: 'buy',
+      capability_id: 'place_order',
+      text: expect.stringContaining('Order placed for bread'),
+    });
     expect(new Set(replies.map((r) => r['request_id'])).size).toBe(3);
   }, 60_000);
 
-  it.skipIf(!existsSync(SCRIPT))('on a terminal: one prompt after each answer, never doubled', async () => {
-    const chat = spawn(SCRIPT, ['-qfec', `'${process.execPath}' '${CLI}' chat --user alice`, '/dev/null'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let output = '';
-    chat.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const waitFor = async (pattern: RegExp): Promise<void> => {
-      const deadline = Date.now() + 20_000;
-      while (!pattern.test(output)) {
-        if (Date.now() > deadline) throw new Error(`${String(pattern)} not seen; output:\n${output}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
-    await waitFor(/you> /);
-    chat.stdin.write('what time is it?\n');
-    await waitFor(/homeclaw> It is [^\n]*\n[^]*you> /);
-    chat.stdin.write('/plugins\n');
-    // The plugin list names weather; nothing typed so far does.
-    await waitFor(/weather[^]*you> /);
-    chat.stdin.write('/quit\n');
-    await new Promise<void>((resolve) => (chat.exitCode !== null ? resolve() : chat.once('exit', () => resolve())));
-    // The first prompt, then one after each of the two answers.
-    expect(output.match(/you> /g)).toHaveLength(3);
-    expect(chat.exitCode).toBe(0);
-  }, 60_000);
+  it.skipIf(!existsSync(SCRIPT))(
+    'on a terminal: one prompt after each answer, never doubled',
+    async () => {
+      const chat = spawn(SCRIPT, ['-qfec', `'${process.execPath}' '${CLI}' chat --user alice`, '/dev/null'], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let output = '';
+      chat.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const waitFor = async (pattern: RegExp): Promise<void> => {
+        const deadline = Date.now() + 20_000;
+        while (!pattern.test(output)) {
+          if (Date.now() > deadline) throw new Error(`${String(pattern)} not seen; output:\n${output}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      await waitFor(/you> /);
+      chat.stdin.write('what time is it?\n');
+      await waitFor(/homeclaw> It is [^\n]*\n[\s\S]*you> /);
+      chat.stdin.write('/plugins\n');
+      // The plugin list names weather; nothing typed so far does.
+      await waitFor(/weather[\s\S]*you> /);
+      chat.stdin.write('/quit\n');
+      await new Promise<void>((resolve) => (chat.exitCode !== null ? resolve() : chat.once('exit', () => resolve())));
+      // The first prompt, then one after each of the two answers.
+      expect(output.match(/you> /g)).toHaveLength(3);
+      expect(chat.exitCode).toBe(0);
+    },
+    60_000,
+  );
 });

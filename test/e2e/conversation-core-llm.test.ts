@@ -1,5 +1,5 @@
-// Issue 5 end to end on the REAL Core with the scripted OpenAI-compatible server (through the real
-// `openai` client): the seed's §7 flows through the real resolver, dispatcher and buy plugin, cancel,
+// The conversation end to end on the REAL Core with the scripted OpenAI-compatible server (through the real
+// `openai` client): the parameter dialogue's flows through the real resolver, dispatcher and buy plugin, cancel,
 // TTL expiry, post-processing, LLM down, plugin timeout/error, two users with a slow plugin, what the
 // model was shown, and bad input. Everything over the MQTT channel topics unless said otherwise.
 import { rmSync } from 'node:fs';
@@ -96,7 +96,7 @@ capabilities:
 `,
 };
 
-/** The shipped buy plugin with presets trusted directly (seed §7 flow 1). */
+/** The shipped buy plugin with presets trusted directly (use_defaults_directly). */
 const PRESET_BUY_CONFIG = `timeout_sec: 10
 default_parameters:
   address: "123 Main St"
@@ -106,7 +106,14 @@ use_defaults_directly: true
 `;
 
 function route(pluginId: string, parameters?: Record<string, unknown>, capabilityId?: string): ScriptedResponse {
-  return { tool_calls: [{ name: 'route_to_plugin', arguments: { plugin_id: pluginId, ...(capabilityId ? { capability_id: capabilityId } : {}), ...(parameters ? { parameters } : {}) } }] };
+  return {
+    tool_calls: [
+      {
+        name: 'route_to_plugin',
+        arguments: { plugin_id: pluginId, ...(capabilityId ? { capability_id: capabilityId } : {}), ...(parameters ? { parameters } : {}) },
+      },
+    ],
+  };
 }
 
 function lastUserText(request: ChatRequestBody): string {
@@ -178,12 +185,17 @@ function requestsFor(text: string): ChatRequestBody[] {
   return llm.requests.filter((r) => lastUserText(r) === text);
 }
 
-describe('seed §7 flows with the scripted LLM on the real Core', () => {
+describe('parameter dialogue flows with the scripted LLM on the real Core', () => {
   it('loads the built-ins of the temp plugins folder', () => {
-    expect(core.ctx.registry.list().map((r) => r.descriptor.id).sort()).toEqual(['broken', 'buy', 'fortune', 'sleepy', 'slow', 'time']);
+    expect(
+      core.ctx.registry
+        .list()
+        .map((r) => r.descriptor.id)
+        .sort(),
+    ).toEqual(['broken', 'buy', 'fortune', 'sleepy', 'slow', 'time']);
   });
 
-  it('flow 1: preset config with use_defaults_directly places the order at once; preset parameters are hidden from the model', async () => {
+  it('preset config with use_defaults_directly places the order at once; preset parameters are hidden from the model', async () => {
     const presetLlm = await startScriptedLlm({ respond: scriptedModel });
     const presetDir = makePluginsDir({ shipped: [{ id: 'buy', config: PRESET_BUY_CONFIG }] });
     const preset = await startTestCore({ pluginsDir: presetDir, overrides: { llm: { base_url: presetLlm.url, model: 'scripted' } } });
@@ -204,7 +216,7 @@ describe('seed §7 flows with the scripted LLM on the real Core', () => {
     }
   });
 
-  it('flow 2: profile plus one missing value — one question, the answer places the order without another model round', async () => {
+  it('profile plus one missing value — one question, the answer places the order without another model round', async () => {
     await setProfile(core, 'ann', { name: 'John', address: '123 Main St' });
     const user = channelUser(client, CHANNEL, 'ann');
     const question = await user.say('buy milk');
@@ -220,7 +232,7 @@ describe('seed §7 flows with the scripted LLM on the real Core', () => {
     expect(requestsFor('buy milk').length).toBeGreaterThan(0);
   });
 
-  it('flow 2b: profile values needing confirmation — confirmed with "yes"', async () => {
+  it('profile values needing confirmation — confirmed with "yes"', async () => {
     await setProfile(core, 'bea', { name: 'John', address: '123 Main St', phone: '555-0000' });
     const user = channelUser(client, CHANNEL, 'bea');
     const question = await user.say('buy milk');
@@ -232,7 +244,7 @@ describe('seed §7 flows with the scripted LLM on the real Core', () => {
     expect(ordersOf(core, 'bea')[0]).toMatchObject({ address: '123 Main St', phone: '555-0000' });
   });
 
-  it('flow 2b: profile values needing confirmation — corrected ("Actually use 456 Oak Ave, 555-1234")', async () => {
+  it('profile values needing confirmation — corrected ("Actually use 456 Oak Ave, 555-1234")', async () => {
     await setProfile(core, 'cid', { name: 'John', address: '123 Main St', phone: '555-0000' });
     const user = channelUser(client, CHANNEL, 'cid');
     expect((await user.say('buy milk')).kind).toBe('question');
@@ -242,7 +254,7 @@ describe('seed §7 flows with the scripted LLM on the real Core', () => {
     expect(ordersOf(core, 'cid')[0]).toMatchObject({ item: 'milk', address: '456 Oak Ave', phone: '555-1234', contact_name: 'John' });
   });
 
-  it('flow 3: everything missing — one question listing all, one answer, one order', async () => {
+  it('everything missing — one question listing all, one answer, one order', async () => {
     const user = channelUser(client, CHANNEL, 'dot');
     const question = await user.say('buy bread');
     expect(question.kind).toBe('question');
@@ -353,7 +365,11 @@ describe('what the model is shown', () => {
     expect(shown.length).toBeLessThanOrEqual(core.ctx.config.retrieval.top_k);
     expect(shown).toContain('time');
     // The tools the model gets are fixed (routing, search, profile corrections), nothing per plugin.
-    expect(requestsFor('what time is it for laundry?')[0]!.tools!.map((t) => t.function.name).sort()).toEqual(['find_plugins', 'profile_update', 'route_to_plugin']);
+    expect(
+      requestsFor('what time is it for laundry?')[0]!
+        .tools!.map((t) => t.function.name)
+        .sort(),
+    ).toEqual(['find_plugins', 'profile_update', 'route_to_plugin']);
   });
 });
 

@@ -1,4 +1,4 @@
-// Issue 5 end to end on the REAL Core without an LLM: the shipped built-ins (time, notes, weather, buy)
+// The conversation end to end on the REAL Core without an LLM: the shipped built-ins (time, notes, weather, buy)
 // loaded from plugins/, BM25 retrieval, the real resolver, dispatcher and buy plugin, spoken to over the
 // MQTT channel topics and POST /api/messages.
 import { join } from 'node:path';
@@ -36,7 +36,10 @@ async function setProfile(user: string, values: Record<string, string>): Promise
 
 describe('real Core, no LLM', () => {
   it('loads the shipped built-ins', () => {
-    const ids = core.ctx.registry.list().map((r) => r.descriptor.id).sort();
+    const ids = core.ctx.registry
+      .list()
+      .map((r) => r.descriptor.id)
+      .sort();
     expect(ids).toEqual(['buy', 'notes', 'reminders', 'time', 'weather']);
     expect(core.ctx.registry.list().every((r) => r.state === 'online')).toBe(true);
   });
@@ -86,7 +89,7 @@ describe('real Core, no LLM', () => {
     expect(which).toMatchObject({ kind: 'question', plugin_id: 'buy' });
     expect(which.text).toContain('which value to change');
     expect(ordersOf('carol')).toHaveLength(0);
-    // Seed §7 flow 2b: "Actually use 456 Oak Ave, 555-1234" corrects both, in the order shown.
+    // A correction: "Actually use 456 Oak Ave, 555-1234" corrects both, in the order shown.
     const done = await user.say('actually use 456 Oak Ave, 555-1234');
     expect(done).toMatchObject({ kind: 'answer', plugin_id: 'buy' });
     expect(ordersOf('carol')).toHaveLength(1);

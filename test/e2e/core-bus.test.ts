@@ -1,4 +1,4 @@
-// Issue 2 end to end, as a newcomer would do it: `homeclaw start` as a real process, plugins in other
+// The bus end to end, as a newcomer would use it: `homeclaw start` as a real process, plugins in other
 // processes and languages, the CLI invoking them; the same Core against an external Mosquitto; plugins
 // re-registering after a Core restart; credentials and ACLs with real logins.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';

@@ -2,7 +2,7 @@
 // CLI run from dist/), temporary plugin folders (copies of shipped built-ins with their own config.yml,
 // and small test built-ins written as plain JS), and a channel user speaking over the MQTT topics.
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +42,8 @@ export function makePluginsDir(options: PluginsDirOptions): string {
     mkdirSync(folder);
     copyFileSync(join(SHIPPED_PLUGINS_DIR, shipped.id, 'plugin.yaml'), join(folder, 'plugin.yaml'));
     if (shipped.config !== undefined) writeFileSync(join(folder, 'config.yml'), shipped.config);
-    else if (existsSync(join(SHIPPED_PLUGINS_DIR, shipped.id, 'config.yml'))) copyFileSync(join(SHIPPED_PLUGINS_DIR, shipped.id, 'config.yml'), join(folder, 'config.yml'));
+    else if (existsSync(join(SHIPPED_PLUGINS_DIR, shipped.id, 'config.yml')))
+      copyFileSync(join(SHIPPED_PLUGINS_DIR, shipped.id, 'config.yml'), join(folder, 'config.yml'));
     const compiled = join(REPO_ROOT, 'dist', 'plugins', shipped.id, 'index.js');
     writeFileSync(join(folder, 'index.js'), `export * from ${JSON.stringify(compiled)};\n`);
   }

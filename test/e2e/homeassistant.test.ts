@@ -85,7 +85,8 @@ function scriptedModel(request: ChatRequestBody): ScriptedResponse {
   const users = request.messages.filter((m) => m.role === 'user');
   const text = String(users[users.length - 1]?.content ?? '').toLowerCase();
   const prompt = systemPromptOf(request);
-  const device = /Devices exposed to Assist \(name, domain, area\): (.*)/.exec(prompt)?.[1]
+  const device = /Devices exposed to Assist \(name, domain, area\): (.*)/
+    .exec(prompt)?.[1]
     ?.split('; ')
     .map((entry) => entry.replace(/ \(.*$/, '').split(' / ')[0]!)
     .find((name) => text.includes(name.toLowerCase()));

@@ -12,7 +12,7 @@ import { ensureBuilt, REPO_ROOT, SHIPPED_PLUGINS_DIR } from './helpers.js';
 const CLI = join(REPO_ROOT, 'dist', 'src', 'cli.js');
 const SCRIPT = '/usr/bin/script';
 const PRETTY_LINE = /^\[\d\d:\d\d:\d\d\.\d{3}\] (TRACE|DEBUG|INFO|WARN|ERROR|FATAL): /;
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes start with ESC.
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 interface Running {

@@ -31,7 +31,10 @@ beforeAll(async () => {
   const memory = memoryLogger();
   lines = memory.lines;
   core = await startTestCore({ overrides: { broker: { url } }, log: memory.log });
-  for (const [id, version] of [['old311', '3.1.1'], ['wants5', '5']] as const) {
+  for (const [id, version] of [
+    ['old311', '3.1.1'],
+    ['wants5', '5'],
+  ] as const) {
     const plugin = new LineProcess(process.execPath, [join(FIXTURES, 'sdk-plugin.mjs'), url, id, version]);
     plugins.push(plugin);
     await plugin.event('registered');

@@ -132,6 +132,8 @@ describe('MQTT 5 and 3.1.1 plugins on one broker, through the Core', () => {
     core.ctx.registry.setState('gone5', 'online');
     const result = await core.ctx.dispatcher.invoke({ plugin_id: 'gone5', capability_id: 'echo', parameters: { text: 'x' }, timeout_sec: 30 });
     expect(result).toMatchObject({ success: false, error_code: 'offline' });
-    expect(result.error).toMatch(/no client subscribes to homeclaw\/plugins\/invoke\/gone5 \(the broker answered No matching subscribers \(reason code 0x10\)\)/);
+    expect(result.error).toMatch(
+      /no client subscribes to homeclaw\/plugins\/invoke\/gone5 \(the broker answered No matching subscribers \(reason code 0x10\)\)/,
+    );
   });
 });

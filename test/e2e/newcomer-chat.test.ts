@@ -1,4 +1,4 @@
-// Issue 5 "Done when": a newcomer starts the Core (`homeclaw start`, a real child process, no LLM), opens
+// A newcomer's first conversation: a newcomer starts the Core (`homeclaw start`, a real child process, no LLM), opens
 // `homeclaw chat`, asks for the time and buys milk through the confirmation dialogue after
 // `homeclaw profile set`; `homeclaw send "<text>"` answers one message. Asserts what the user sees.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';

@@ -10,12 +10,43 @@ import { ensureBuilt, SHIPPED_PLUGINS_DIR } from './helpers.js';
 
 const REQUESTS: Record<string, string[]> = {
   time: ['what time is it?', "what's the date today?", 'what day is it', 'time in Tokyo', 'is it morning in Sydney', 'tell me the time'],
-  buy: ['buy me some milk', 'I need to buy batteries', 'order some bread', 'get me coffee delivered', 'purchase a new toothbrush', 'we are out of butter, buy some'],
-  weather: ['will it rain tomorrow?', "what's the weather in Paris", 'do I need an umbrella', 'how cold is it outside', 'forecast for the weekend', 'is it sunny in Rome'],
+  buy: [
+    'buy me some milk',
+    'I need to buy batteries',
+    'order some bread',
+    'get me coffee delivered',
+    'purchase a new toothbrush',
+    'we are out of butter, buy some',
+  ],
+  weather: [
+    'will it rain tomorrow?',
+    "what's the weather in Paris",
+    'do I need an umbrella',
+    'how cold is it outside',
+    'forecast for the weekend',
+    'is it sunny in Rome',
+  ],
   notes: ['take a note: call mum', 'remember that the wifi password is 1234', 'show my notes', 'write down buy a gift', 'find my note about the dentist'],
-  reminders: ['remind me at 7 pm to call mom', 'every Monday at 8 remind me to take out the bins', 'remind me in 10 minutes to check the oven', 'what reminders do I have?', 'cancel the reminder about the bins'],
+  reminders: [
+    'remind me at 7 pm to call mom',
+    'every Monday at 8 remind me to take out the bins',
+    'remind me in 10 minutes to check the oven',
+    'what reminders do I have?',
+    'cancel the reminder about the bins',
+  ],
 };
-const UNRELATED = ['hello', 'hi there', 'thanks', 'how are you', 'who won the football yesterday', 'play some music', 'turn on the kitchen lights', 'what is the meaning of life', 'good night', 'sing me a song'];
+const UNRELATED = [
+  'hello',
+  'hi there',
+  'thanks',
+  'how are you',
+  'who won the football yesterday',
+  'play some music',
+  'turn on the kitchen lights',
+  'what is the meaning of life',
+  'good night',
+  'sing me a song',
+];
 
 const threshold = DEFAULT_CONFIG.conversation.no_llm_threshold;
 

@@ -59,6 +59,7 @@ function startNotifyPlugin(url: string, id: string): PluginProcess {
 const TICKER = {
   id: 'ticker',
   manifest: 'id: ticker\nname: Ticker\ndescription: Counts.\ncapabilities:\n  - { id: tick, name: Tick, description: Count one up., parameters: [] }\n',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source text of a plugin module.
   module: 'let n = 0;\nexport function tick() { n += 1; return `tick ${n}`; }\n',
   config: 'tasks:\n  tick:\n    type: repeated\n    interval_unit: seconds\n    interval: 2\n',
 };
@@ -140,7 +141,13 @@ describe('homeclaw/plugins/notify and the SDK notify()', () => {
       // A malformed message from the owner is answered with the reason on its notified topic.
       const owner = await connectTestClient(core.mqttUrl, { clientId: 'doorbell-tester' });
       await owner.subscribe(topics.notified('owned'));
-      await owner.publish(topics.register(), { id: 'owned', name: 'Owned', description: 'Owned by the tester.', capabilities: [{ id: 'x', name: 'X', description: 'X.', parameters: [] }], epoch: 1 });
+      await owner.publish(topics.register(), {
+        id: 'owned',
+        name: 'Owned',
+        description: 'Owned by the tester.',
+        capabilities: [{ id: 'x', name: 'X', description: 'X.', parameters: [] }],
+        epoch: 1,
+      });
       await new Promise((r) => setTimeout(r, 300));
       await owner.publish(topics.notify('owned'), { user_id: 'alice', text: '', notify_id: 'n1', colour: 'red' });
       const ack = (await owner.waitFor(topics.notified('owned'))).json<PluginNotifyAck>();

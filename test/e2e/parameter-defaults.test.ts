@@ -1,5 +1,5 @@
-// Parameter defaults on every path, on the real Core with the shipped buy plugin and the seed's own
-// config.yml (PluginParameterCollection §3.3 and Flow 1): a direct call that leaves out what config
+// Parameter defaults on every path, on the real Core with the shipped buy plugin and a
+// config.yml with presets (default_parameters, per capability too): a direct call that leaves out what config
 // provides succeeds the same way over the HTTP run route, `homeclaw invoke`, MCP, the MQTT front door
 // and the conversation.
 import { execFile } from 'node:child_process';
@@ -13,7 +13,7 @@ import { startTestCore, type TestCore } from '../helpers/core.js';
 import { connectTestClient, type TestClient } from '../helpers/mqtt-client.js';
 import { REPO_ROOT, channelUser, ensureBuilt, makePluginsDir } from './helpers.js';
 
-// Flow 1's preset plus §3.3's per-capability address, as a user would write config.yml.
+// Plugin-level presets plus a per-capability address, as a user would write config.yml.
 const SEED_CONFIG = `default_parameters:
   address: "123 Main St, City"
   contact_name: "John"
@@ -61,9 +61,11 @@ describe('defaults from config on every path', () => {
 
   it('MCP tools/call buy__place_order with only the item', async () => {
     const client = new Client({ name: 'defaults-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${core.httpUrl}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${core.adminToken}` } },
-    }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${core.httpUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${core.adminToken}` } },
+      }),
+    );
     try {
       const result = (await client.callTool({ name: 'buy__place_order', arguments: { item: 'milk' } })) as { isError?: boolean; content: { text: string }[] };
       expect(result.isError).toBeFalsy();

@@ -1,4 +1,4 @@
-// Every PluginRequest field the seed defines reaches the plugin on every transport, on the real Core:
+// Every PluginRequest field (topics/schemas/plugin-request.schema.json) reaches the plugin on every transport, on the real Core:
 // a user on an MQTT channel calls an MQTT plugin (another process's client), an HTTP plugin, a
 // subprocess, an MCP server in the single-tool form (found without config) and a built-in; each reports
 // the request it got. Direct calls (HTTP run route, MCP) carry what they know and invent nothing.
@@ -153,7 +153,6 @@ describe('conversation path: every field on every transport', () => {
       expect(request.chat_context, id).toMatch(/^user: \/help\nassistant: Commands:/);
     }
   });
-
 });
 
 describe('direct calls carry what they know and invent nothing', () => {
@@ -161,7 +160,13 @@ describe('direct calls carry what they know and invent nothing', () => {
     const res = await core.api<PluginResult>('POST', '/v1/plugins/echo-http/tools/run/run', { user_input: 'what is up' });
     expect(res.status).toBe(200);
     const request = got['echo-http']!;
-    expect(request).toMatchObject({ channel_name: 'http', channel_type: 'http', app_id: 'homeclaw', user_input: 'what is up', parameters: { user_input: 'what is up' } });
+    expect(request).toMatchObject({
+      channel_name: 'http',
+      channel_type: 'http',
+      app_id: 'homeclaw',
+      user_input: 'what is up',
+      parameters: { user_input: 'what is up' },
+    });
     for (const absent of ['user_id', 'user_name', 'session_id', 'chat_context', 'metadata']) expect(request, absent).not.toHaveProperty(absent);
   });
 

@@ -1,4 +1,4 @@
-// Issue 3 end to end on the REAL Core: one external plugin of each type (http, subprocess, mcp) registered
+// Plugin types end to end on the REAL Core: one external plugin of each type (http, subprocess, mcp) registered
 // through the HTTP API and the compiled CLI, listed, health-checked, invoked, seen by MCP clients of the
 // Core, kept across a restart and unregistered; the shipped built-ins through the full Core; bad input
 // over the HTTP API; no orphan processes once the Core stops.
@@ -44,7 +44,6 @@ function cli(core: TestCore, ...args: string[]): Promise<CliRun> {
     );
   });
 }
-
 
 /** Live children of this (test) process whose command line contains `needle`. */
 function childPids(needle: string): number[] {
@@ -140,7 +139,12 @@ function httpDescriptor(): Record<string, unknown> {
     health_check_url: `${pluginBase}/health`,
     config: { base_url: pluginBase, api_key: 'super-secret-key' },
     capabilities: [
-      { id: 'hello', name: 'Hello', description: 'Says hello to someone.', parameters: [{ name: 'name', type: 'string', required: true, description: 'who to greet' }] },
+      {
+        id: 'hello',
+        name: 'Hello',
+        description: 'Says hello to someone.',
+        parameters: [{ name: 'name', type: 'string', required: true, description: 'who to greet' }],
+      },
       {
         id: 'add',
         name: 'Add',
@@ -250,7 +254,11 @@ describe('external plugins (http, subprocess, mcp) on the real Core', () => {
     expect(mcpAgain.stdout).toMatch(/^registered everything \((unchanged|updated)\)$/);
 
     // MCP: the server is started and its tools become the capabilities.
-    await waitFor(() => stateOf(core, 'everything') === 'online' && capabilitiesOf(core, 'everything').includes('echo'), 'the MCP plugin online with its tools', 20_000);
+    await waitFor(
+      () => stateOf(core, 'everything') === 'online' && capabilitiesOf(core, 'everything').includes('echo'),
+      'the MCP plugin online with its tools',
+      20_000,
+    );
     await waitFor(() => stateOf(core, 'greeter') === 'online', 'greeter online');
     mcpPidsBeforeRestart = childPids(EVERYTHING);
     expect(mcpPidsBeforeRestart).toHaveLength(1);
@@ -299,7 +307,9 @@ describe('external plugins (http, subprocess, mcp) on the real Core', () => {
   });
 
   it('GET /v1/plugins gives the ForgeSyte shape and GET /api/plugins/:id the canonical form with secrets redacted', async () => {
-    const forge = await core.api<{ plugins: { name: string; description: string; version: string; tools: Record<string, { description: string; input_schema: Record<string, unknown> }> }[] }>('GET', '/v1/plugins');
+    const forge = await core.api<{
+      plugins: { name: string; description: string; version: string; tools: Record<string, { description: string; input_schema: Record<string, unknown> }> }[];
+    }>('GET', '/v1/plugins');
     expect(forge.status).toBe(200);
     const greeter = forge.body.plugins.find((p) => p.name === 'greeter')!;
     expect(greeter).toMatchObject({ description: 'Greets people and adds numbers over HTTP.', version: '1.2.0' });
@@ -397,7 +407,10 @@ describe('external plugins (http, subprocess, mcp) on the real Core', () => {
 
   it('registrations survive a restart: the new Core reconnects MCP and polls http health', async () => {
     core = await startTestCore({ dataDir, overrides: { liveness: LIVENESS } });
-    const ids = core.ctx.registry.list().map((r) => r.descriptor.id).sort();
+    const ids = core.ctx.registry
+      .list()
+      .map((r) => r.descriptor.id)
+      .sort();
     expect(ids).toEqual(['everything', 'greeter', 'scaler', 'shout']);
     await waitFor(() => stateOf(core, 'everything') === 'online' && capabilitiesOf(core, 'everything').includes('echo'), 'MCP reconnect', 20_000);
     const newPids = childPids(EVERYTHING);
@@ -447,7 +460,10 @@ describe('shipped built-ins through the full Core', () => {
     expect(list.code).toBe(0);
     const plugins = JSON.parse(list.stdout) as { id: string; source: string; type: string; state: string }[];
     for (const id of ['time', 'notes', 'weather', 'buy']) {
-      expect(plugins.find((p) => p.id === id), id).toMatchObject({ source: 'built-in', type: 'inline', state: 'online' });
+      expect(
+        plugins.find((p) => p.id === id),
+        id,
+      ).toMatchObject({ source: 'built-in', type: 'inline', state: 'online' });
     }
     const now = await cli(core, 'invoke', 'time', 'now', 'timezone=Asia/Tokyo');
     expect(now.code).toBe(0);

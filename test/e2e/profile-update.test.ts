@@ -1,4 +1,4 @@
-// Profile corrections with the scripted model on the real Core (seed PluginParameterCollection §5: "the
+// Profile corrections with the scripted model on the real Core ("the
 // user can correct ... on the next profile_update the profile is updated"): the model's profile_update
 // becomes a question showing old → new, and nothing is written until the user says yes; cancel, a
 // correction and moving on all work; the new address is what the next order uses.
@@ -63,7 +63,9 @@ describe('profile_update on the LLM path', () => {
   it('"remember my new address is ..." asks with old → new and writes only after yes, without another model round', async () => {
     const question = await alice.say('remember my new address is 456 New Rd');
     expect(question.kind).toBe('question');
-    expect(question.text).toBe('Update your profile: address "12 Oak St" → "456 New Rd"? Reply "yes" to save, give a corrected value (e.g. address=...), or "cancel".');
+    expect(question.text).toBe(
+      'Update your profile: address "12 Oak St" → "456 New Rd"? Reply "yes" to save, give a corrected value (e.g. address=...), or "cancel".',
+    );
     expect((await profile())['address']).toBe('12 Oak St');
     const before = llm.requests.length;
     const saved = await alice.say('yes');

@@ -111,8 +111,24 @@ describe('reminders without an LLM', () => {
     // While the Core is down: a reminder 10 minutes overdue, one 3 days overdue, a weekly one 3 days overdue.
     const store = new ReminderStore(join(dataDir, 'plugins', 'reminders'));
     const now = Date.now();
-    store.add({ user_id: 'alice', channel: CHANNEL, text: 'take the cake out', schedule: { kind: 'once', at: now - 600_000 }, timezone: ZONE, next_at: now - 600_000, now });
-    store.add({ user_id: 'alice', channel: CHANNEL, text: 'renew the passport', schedule: { kind: 'once', at: now - 3 * 86_400_000 }, timezone: ZONE, next_at: now - 3 * 86_400_000, now });
+    store.add({
+      user_id: 'alice',
+      channel: CHANNEL,
+      text: 'take the cake out',
+      schedule: { kind: 'once', at: now - 600_000 },
+      timezone: ZONE,
+      next_at: now - 600_000,
+      now,
+    });
+    store.add({
+      user_id: 'alice',
+      channel: CHANNEL,
+      text: 'renew the passport',
+      schedule: { kind: 'once', at: now - 3 * 86_400_000 },
+      timezone: ZONE,
+      next_at: now - 3 * 86_400_000,
+      now,
+    });
     const weekly = store.add({
       user_id: 'alice',
       channel: CHANNEL,
@@ -137,7 +153,11 @@ describe('reminders without an LLM', () => {
     expect(stored.get(weekly.id)?.next_at).toBeGreaterThan(Date.now());
     expect(stored.get(weekly.id)?.fired_count).toBe(0);
     stored.close();
-    expect(notifications(client).map((n) => n.text).filter((t) => /passport|weekly review/.test(t))).toEqual([]);
+    expect(
+      notifications(client)
+        .map((n) => n.text)
+        .filter((t) => /passport|weekly review/.test(t)),
+    ).toEqual([]);
 
     // Another restart delivers none of them again.
     await client.end();

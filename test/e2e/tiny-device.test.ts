@@ -93,55 +93,61 @@ function expectWithinDeviceLimits(trace: TraceEvent[], pluginId: string): TraceE
 }
 
 describe('a tiny device', () => {
-  it.each(['embedded', 'mosquitto'] as const)('registers by reference, is invoked and answers within its limits (%s broker)', async (broker) => {
-    let login: { user: string; password: string };
-    if (broker === 'embedded') {
-      core = await startTestCore({ overrides: { liveness: { grace_sec: 2 } } });
-      const created = await core.api<{ password: string }>('POST', '/api/credentials', { name: 'desk-lamp', role: 'plugin' });
-      login = { user: 'desk-lamp', password: created.body.password };
-    } else {
-      mosquitto = await startMosquitto({ users: { 'homeclaw-core': 'core-secret', 'desk-lamp': 'lamp-secret' }, acl: aclFromDocs() });
-      core = await startTestCore({ overrides: { liveness: { grace_sec: 2 }, broker: { url: mosquitto.url, username: 'homeclaw-core', password: 'core-secret' } } });
-      login = { user: 'desk-lamp', password: 'lamp-secret' };
-    }
-    const port = broker === 'embedded' ? core.mqttPort! : mosquitto!.port;
-    const fetchesBefore = fetches.length;
-    const tiny = startTinyDevice({
-      broker: '127.0.0.1',
-      port,
-      ...login,
-      plugin_id: 'desk-lamp',
-      client_id: 'homeclaw-plugin-desk-lamp',
-      descriptor_url: descriptorUrl,
-      keepalive: 15,
-      heartbeat_sec: 1,
-    });
-    device = tiny;
-    const registry = core.ctx.registry;
-    await waitUntil(() => registry.get('desk-lamp')?.state === 'online', 'the registration', tiny.output);
-    expect(registry.get('desk-lamp')?.descriptor).toMatchObject({ name: 'Desk lamp', type: 'mqtt' });
-    expect(registry.get('desk-lamp')?.heartbeat_interval_sec).toBe(1);
-    // The Core fetched the descriptor without any credential of its own.
-    expect(fetches.length).toBeGreaterThan(fetchesBefore);
-    for (const headers of fetches.slice(fetchesBefore)) {
-      expect(headers['authorization']).toBeUndefined();
-      expect(headers['cookie']).toBeUndefined();
-    }
+  it.each(['embedded', 'mosquitto'] as const)(
+    'registers by reference, is invoked and answers within its limits (%s broker)',
+    async (broker) => {
+      let login: { user: string; password: string };
+      if (broker === 'embedded') {
+        core = await startTestCore({ overrides: { liveness: { grace_sec: 2 } } });
+        const created = await core.api<{ password: string }>('POST', '/api/credentials', { name: 'desk-lamp', role: 'plugin' });
+        login = { user: 'desk-lamp', password: created.body.password };
+      } else {
+        mosquitto = await startMosquitto({ users: { 'homeclaw-core': 'core-secret', 'desk-lamp': 'lamp-secret' }, acl: aclFromDocs() });
+        core = await startTestCore({
+          overrides: { liveness: { grace_sec: 2 }, broker: { url: mosquitto.url, username: 'homeclaw-core', password: 'core-secret' } },
+        });
+        login = { user: 'desk-lamp', password: 'lamp-secret' };
+      }
+      const port = broker === 'embedded' ? core.mqttPort! : mosquitto!.port;
+      const fetchesBefore = fetches.length;
+      const tiny = startTinyDevice({
+        broker: '127.0.0.1',
+        port,
+        ...login,
+        plugin_id: 'desk-lamp',
+        client_id: 'homeclaw-plugin-desk-lamp',
+        descriptor_url: descriptorUrl,
+        keepalive: 15,
+        heartbeat_sec: 1,
+      });
+      device = tiny;
+      const registry = core.ctx.registry;
+      await waitUntil(() => registry.get('desk-lamp')?.state === 'online', 'the registration', tiny.output);
+      expect(registry.get('desk-lamp')?.descriptor).toMatchObject({ name: 'Desk lamp', type: 'mqtt' });
+      expect(registry.get('desk-lamp')?.heartbeat_interval_sec).toBe(1);
+      // The Core fetched the descriptor without any credential of its own.
+      expect(fetches.length).toBeGreaterThan(fetchesBefore);
+      for (const headers of fetches.slice(fetchesBefore)) {
+        expect(headers['authorization']).toBeUndefined();
+        expect(headers['cookie']).toBeUndefined();
+      }
 
-    const on = await core.ctx.dispatcher.invoke({ plugin_id: 'desk-lamp', capability_id: 'switch', parameters: { on: true }, context: CONVERSATION });
-    expect(on, tiny.output()).toMatchObject({ success: true, text: 'The desk lamp is now on.' });
-    const status = await core.ctx.dispatcher.invoke({ plugin_id: 'desk-lamp', capability_id: 'status', context: CONVERSATION });
-    expect(status).toMatchObject({ success: true, text: 'The desk lamp is on.' });
-    const bad = await core.ctx.dispatcher.invoke({ plugin_id: 'desk-lamp', capability_id: 'switch', parameters: { on: 'yes' } });
-    expect(bad).toMatchObject({ success: false, error_code: 'invalid_params' }); // refused by the Core, nothing sent
+      const on = await core.ctx.dispatcher.invoke({ plugin_id: 'desk-lamp', capability_id: 'switch', parameters: { on: true }, context: CONVERSATION });
+      expect(on, tiny.output()).toMatchObject({ success: true, text: 'The desk lamp is now on.' });
+      const status = await core.ctx.dispatcher.invoke({ plugin_id: 'desk-lamp', capability_id: 'status', context: CONVERSATION });
+      expect(status).toMatchObject({ success: true, text: 'The desk lamp is on.' });
+      const bad = await core.ctx.dispatcher.invoke({ plugin_id: 'desk-lamp', capability_id: 'switch', parameters: { on: 'yes' } });
+      expect(bad).toMatchObject({ success: false, error_code: 'invalid_params' }); // refused by the Core, nothing sent
 
-    // QoS 0 heartbeats keep it online past its interval plus grace.
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
-    expect(registry.get('desk-lamp')?.state).toBe('online');
-    const invokes = expectWithinDeviceLimits(tiny.trace(), 'desk-lamp');
-    expect(invokes).toHaveLength(2);
-    expect(tiny.trace().some((event) => event.event === 'sent' && event.topic === topics.heartbeat('desk-lamp') && event.qos === 0)).toBe(true);
-  }, 90_000);
+      // QoS 0 heartbeats keep it online past its interval plus grace.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      expect(registry.get('desk-lamp')?.state).toBe('online');
+      const invokes = expectWithinDeviceLimits(tiny.trace(), 'desk-lamp');
+      expect(invokes).toHaveLength(2);
+      expect(tiny.trace().some((event) => event.event === 'sent' && event.topic === topics.heartbeat('desk-lamp') && event.qos === 0)).toBe(true);
+    },
+    90_000,
+  );
 
   it('registered once by an administrator over HTTP (type mqtt), only heartbeats; its credential claims the id', async () => {
     core = await startTestCore();
@@ -149,9 +155,17 @@ describe('a tiny device', () => {
     // A capability that wants the conversation context gets it, so its request outgrows the device.
     const descriptor = JSON.parse(LAMP.replace(/desk-lamp/g, 'hall-lamp').replace(/desk lamp/gi, 'hall lamp')) as { capabilities: Record<string, unknown>[] };
     descriptor.capabilities[1]!['wants_context'] = true;
-    const registered = await core.api<{ plugin_id: string; change: string }>('POST', '/api/plugins/register', { ...descriptor, type: 'mqtt', heartbeat_interval_sec: 1 });
+    const registered = await core.api<{ plugin_id: string; change: string }>('POST', '/api/plugins/register', {
+      ...descriptor,
+      type: 'mqtt',
+      heartbeat_interval_sec: 1,
+    });
     expect(registered).toMatchObject({ status: 201, body: { plugin_id: 'hall-lamp', change: 'created' } });
-    expect(core.ctx.registry.get('hall-lamp')).toMatchObject({ state: 'offline', state_reason: "waiting for the device's first heartbeat", owner: 'mqtt:unclaimed' });
+    expect(core.ctx.registry.get('hall-lamp')).toMatchObject({
+      state: 'offline',
+      state_reason: "waiting for the device's first heartbeat",
+      owner: 'mqtt:unclaimed',
+    });
     const before = await core.ctx.dispatcher.invoke({ plugin_id: 'hall-lamp', capability_id: 'status' });
     expect(before).toMatchObject({ success: false, error_code: 'offline' });
 

@@ -70,7 +70,11 @@ describe('a plugin whose connection closes without a will (embedded broker)', ()
     const client = await mqtt.connectAsync(core.mqttUrl, { protocolVersion: 4, clientId: 'destroyed-1', reconnectPeriod: 0 });
     await client.subscribeAsync([topics.invoke('destroyed'), topics.registered('destroyed')], { qos: 1 });
     const acked = new Promise((r) => client.once('message', r));
-    await client.publishAsync(topics.register(), JSON.stringify({ id: 'destroyed', name: 'D', description: 'D', epoch: 1, capabilities: [{ id: 'wait', description: 'w' }] }), { qos: 1 });
+    await client.publishAsync(
+      topics.register(),
+      JSON.stringify({ id: 'destroyed', name: 'D', description: 'D', epoch: 1, capabilities: [{ id: 'wait', description: 'w' }] }),
+      { qos: 1 },
+    );
     await acked;
     const invoked = new Promise((r) => client.on('message', (topic) => topic === topics.invoke('destroyed') && r(topic)));
     const startedAt = Date.now();
@@ -90,10 +94,16 @@ describe('a plugin whose connection closes without a will (embedded broker)', ()
     await host.subscribeAsync([`${topics.invoke('')}+`, topics.registered('hosted-a'), topics.registered('hosted-b')], { qos: 1 });
     for (const id of ['hosted-a', 'hosted-b']) {
       const acked = new Promise((r) => host.once('message', r));
-      await host.publishAsync(topics.register(), JSON.stringify({ id, name: id, description: id, epoch: 1, capabilities: [{ id: 'wait', description: 'w' }] }), { qos: 1 });
+      await host.publishAsync(
+        topics.register(),
+        JSON.stringify({ id, name: id, description: id, epoch: 1, capabilities: [{ id: 'wait', description: 'w' }] }),
+        { qos: 1 },
+      );
       await acked;
     }
-    const calls = ['hosted-a', 'hosted-b'].map((id) => core.ctx.dispatcher.invoke({ plugin_id: id, capability_id: 'wait', parameters: {}, timeout_sec: DEADLINE_SEC }));
+    const calls = ['hosted-a', 'hosted-b'].map((id) =>
+      core.ctx.dispatcher.invoke({ plugin_id: id, capability_id: 'wait', parameters: {}, timeout_sec: DEADLINE_SEC }),
+    );
     await new Promise((r) => setTimeout(r, 200));
     (host.stream as unknown as { destroy(): void }).destroy();
     for (const result of await Promise.all(calls)) expect(result).toMatchObject({ success: false, error_code: 'offline' });
@@ -108,7 +118,11 @@ describe('a plugin whose connection closes without a will (embedded broker)', ()
     const register = async (client: mqtt.MqttClient, epoch: number): Promise<void> => {
       await client.subscribeAsync([topics.invoke('twin'), topics.registered('twin')], { qos: 1 });
       const acked = new Promise((r) => client.once('message', r));
-      await client.publishAsync(topics.register(), JSON.stringify({ id: 'twin', name: 'T', description: 'T', epoch, capabilities: [{ id: 'echo', description: 'e' }] }), { qos: 1 });
+      await client.publishAsync(
+        topics.register(),
+        JSON.stringify({ id: 'twin', name: 'T', description: 'T', epoch, capabilities: [{ id: 'echo', description: 'e' }] }),
+        { qos: 1 },
+      );
       await acked;
     };
     const old = await connectAs('twin-old');
@@ -119,7 +133,11 @@ describe('a plugin whose connection closes without a will (embedded broker)', ()
       if (topic !== topics.invoke('twin')) return;
       const request = JSON.parse(payload.toString()) as { request_id: string };
       fresh
-        .publishAsync(topics.result(request.request_id), JSON.stringify({ request_id: request.request_id, plugin_id: 'twin', success: true, text: 'from the new session' }), { qos: 1 })
+        .publishAsync(
+          topics.result(request.request_id),
+          JSON.stringify({ request_id: request.request_id, plugin_id: 'twin', success: true, text: 'from the new session' }),
+          { qos: 1 },
+        )
         .catch(() => undefined);
     });
     (old.stream as unknown as { destroy(): void }).destroy();
@@ -149,7 +167,12 @@ describe('an external broker', () => {
     await plugin.registered;
     try {
       const startedAt = Date.now();
-      const result = await core.ctx.dispatcher.invoke({ plugin_id: 'big', capability_id: 'wait', parameters: { text: 'x'.repeat(20_000) }, timeout_sec: DEADLINE_SEC });
+      const result = await core.ctx.dispatcher.invoke({
+        plugin_id: 'big',
+        capability_id: 'wait',
+        parameters: { text: 'x'.repeat(20_000) },
+        timeout_sec: DEADLINE_SEC,
+      });
       expect(Date.now() - startedAt).toBeLessThan(AT_ONCE_MS);
       expect(result).toMatchObject({ success: false, error_code: 'invalid_params' });
       expect(result.error).toMatch(/request .* is \d+ bytes, more than the broker payload limit of 8192 bytes \(broker\.max_payload_bytes\); nothing was sent/);
@@ -221,7 +244,13 @@ describe('timeout_sec beyond what a timer can hold', () => {
       const request_id = randomUUID();
       await client.subscribe(topics.result(request_id));
       const answer = client.waitFor(topics.result(request_id), () => true, 10_000);
-      await client.publish(topics.invoke('slowsdk'), { request_id, plugin_id: 'slowsdk', capability_id: 'slow', parameters: { ms: 300 }, deadline: Date.now() + 1e12 });
+      await client.publish(topics.invoke('slowsdk'), {
+        request_id,
+        plugin_id: 'slowsdk',
+        capability_id: 'slow',
+        parameters: { ms: 300 },
+        deadline: Date.now() + 1e12,
+      });
       expect((await answer).json<PluginResult>()).toMatchObject({ success: true, text: 'done' });
     } finally {
       await client.end(true);

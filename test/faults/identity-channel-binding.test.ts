@@ -32,7 +32,9 @@ async function login(username: string, password: string, channel: string): Promi
 async function say(client: ChildClient, channel: string, message: Record<string, unknown>): Promise<ChannelMessageOut> {
   const request_id = `r-${Math.random().toString(16).slice(2)}`;
   await client.publish(topics.channelIn(channel), JSON.stringify({ request_id, ...message }));
-  const event = await client.waitFor((e) => e.event === 'message' && e.topic === topics.channelOut(channel) && JSON.parse(e.payload ?? '{}').request_id === request_id);
+  const event = await client.waitFor(
+    (e) => e.event === 'message' && e.topic === topics.channelOut(channel) && JSON.parse(e.payload ?? '{}').request_id === request_id,
+  );
   return JSON.parse(event.payload ?? '{}') as ChannelMessageOut;
 }
 

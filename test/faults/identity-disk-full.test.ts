@@ -76,7 +76,11 @@ beforeAll(async () => {
   await ensureBuilt();
   mountPoint = mkdtempSync(join(tmpdir(), 'homeclaw-full-'));
   mounted = tryMountTmpfs(mountPoint);
-  core = await startTestCore({ dataDir: mountPoint, pluginsDir: makePluginsDir({ shipped: [{ id: 'buy' }] }), overrides: { access: { audit: { flush_interval_ms: 50 } } } });
+  core = await startTestCore({
+    dataDir: mountPoint,
+    pluginsDir: makePluginsDir({ shipped: [{ id: 'buy' }] }),
+    overrides: { access: { audit: { flush_interval_ms: 50 } } },
+  });
   await core.api('POST', '/api/profiles/alice', { set: { name: 'Alice', address: '12 Oak St', phone: '555-0100' } });
   client = await connectTestClient(core.mqttUrl);
   await client.subscribe(topics.channelOut('home'));
@@ -104,7 +108,14 @@ describe('a full disk', () => {
     expect(profile.body.message).toMatch(/^disk full: .*profile of bob/);
     expect(core.ctx.profiles.get('bob')).toEqual({});
 
-    const big = { id: 'bigplugin', name: 'Big', description: 'd'.repeat(300_000), type: 'subprocess', config: { command: 'true' }, capabilities: [{ id: 'run', name: 'Run', description: 'r', parameters: [] }] };
+    const big = {
+      id: 'bigplugin',
+      name: 'Big',
+      description: 'd'.repeat(300_000),
+      type: 'subprocess',
+      config: { command: 'true' },
+      capabilities: [{ id: 'run', name: 'Run', description: 'r', parameters: [] }],
+    };
     const register = await core.api<{ message: string }>('POST', '/api/plugins/register', big);
     expect(register.status).toBe(507);
     expect(register.body.message).toMatch(/^disk full: .*registering plugin bigplugin/);
@@ -129,7 +140,13 @@ describe('a full disk', () => {
   it('an MQTT registration gets a nack saying the disk is full', async () => {
     const plugin = await connectTestClient(core.mqttUrl);
     await plugin.subscribe(topics.registered('fatplugin'));
-    await plugin.publish(topics.register(), { id: 'fatplugin', name: 'Fat', description: 'f'.repeat(200_000), capabilities: [{ id: 'run', name: 'Run', description: 'r', parameters: [] }], epoch: 1 });
+    await plugin.publish(topics.register(), {
+      id: 'fatplugin',
+      name: 'Fat',
+      description: 'f'.repeat(200_000),
+      capabilities: [{ id: 'run', name: 'Run', description: 'r', parameters: [] }],
+      epoch: 1,
+    });
     const ack = (await plugin.waitFor(topics.registered('fatplugin'))).json<RegistrationAck>();
     expect(ack.ok).toBe(false);
     expect(JSON.stringify(ack.errors)).toMatch(/disk full/);

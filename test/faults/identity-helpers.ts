@@ -19,7 +19,13 @@ export interface HttpAnswer<T = Record<string, unknown>> {
 }
 
 /** fetch against the Core with the given bearer token (none when token is undefined). */
-export async function callApi<T = Record<string, unknown>>(baseUrl: string, token: string | undefined, method: string, path: string, body?: unknown): Promise<HttpAnswer<T>> {
+export async function callApi<T = Record<string, unknown>>(
+  baseUrl: string,
+  token: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<HttpAnswer<T>> {
   const res = await fetch(`${baseUrl}${path}`, {
     method,
     headers: {
@@ -76,10 +82,22 @@ export async function startLockServer(id = 'lock'): Promise<LockServer> {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
         return;
       }
-      const request = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { request_id: string; plugin_id: string; capability_id: string; user_id?: string; parameters: Record<string, unknown> };
-      requests.push({ capability_id: request.capability_id, ...(request.user_id !== undefined ? { user_id: request.user_id } : {}), parameters: request.parameters });
+      const request = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+        request_id: string;
+        plugin_id: string;
+        capability_id: string;
+        user_id?: string;
+        parameters: Record<string, unknown>;
+      };
+      requests.push({
+        capability_id: request.capability_id,
+        ...(request.user_id !== undefined ? { user_id: request.user_id } : {}),
+        parameters: request.parameters,
+      });
       const text = request.capability_id === 'unlock' ? `The ${String(request.parameters.door ?? 'front')} door is unlocked.` : 'All doors are locked.';
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ request_id: request.request_id, plugin_id: request.plugin_id, success: true, text }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ request_id: request.request_id, plugin_id: request.plugin_id, success: true, text }));
     });
   });
   server.on('connection', (socket) => {

@@ -19,7 +19,13 @@ let dataDir: string;
 const clients: ChildClient[] = [];
 
 function descriptor(id: string): Record<string, unknown> {
-  return { id, name: id, description: `The ${id} plugin.`, capabilities: [{ id: 'run', name: 'Run', description: 'Run it.', parameters: [] }], epoch: Date.now() };
+  return {
+    id,
+    name: id,
+    description: `The ${id} plugin.`,
+    capabilities: [{ id: 'run', name: 'Run', description: 'Run it.', parameters: [] }],
+    epoch: Date.now(),
+  };
 }
 
 /** Registers `id` from a separate MQTT client process; resolves with the ack it receives. */

@@ -24,7 +24,8 @@ afterAll(async () => {
   await core?.cleanup();
 });
 
-const as = <T = Record<string, unknown>>(token: string | undefined, method: string, path: string, body?: unknown) => callApi<T>(core.httpUrl, token, method, path, body);
+const as = <T = Record<string, unknown>>(token: string | undefined, method: string, path: string, body?: unknown) =>
+  callApi<T>(core.httpUrl, token, method, path, body);
 
 describe('per-user HTTP tokens', () => {
   it('`homeclaw users add` prints the token once; only its hash is stored; `users list` shows no secret', async () => {
@@ -98,7 +99,11 @@ describe('per-user HTTP tokens', () => {
       ['GET', '/api/status'],
       ['GET', '/api/credentials'],
       ['POST', '/api/credentials', { name: 'evil', role: 'admin' }],
-      ['POST', '/api/plugins/register', { id: 'evil', name: 'E', description: 'e', type: 'http', health_check_url: 'http://127.0.0.1:1/h', config: { base_url: 'http://127.0.0.1:1' } }],
+      [
+        'POST',
+        '/api/plugins/register',
+        { id: 'evil', name: 'E', description: 'e', type: 'http', health_check_url: 'http://127.0.0.1:1/h', config: { base_url: 'http://127.0.0.1:1' } },
+      ],
       ['POST', '/v1/plugins/time/tools/now/run', {}],
       ['GET', '/api/users'],
       ['POST', '/api/users', { user_id: 'mallory' }],

@@ -79,7 +79,11 @@ describe('a flood of failed MQTT logins', () => {
     expect(await login(port, '127.0.0.1', 'lamp', passwords.lamp!)).toMatchObject({ ok: true });
 
     const attacker = startChildPlugin(process.execPath, [flood, '127.0.0.1', String(port), 'lamp', '250'], { timeoutMs: 120_000 });
-    const progressed = (n: number): boolean => attacker.stdout().split('\n').some((line) => line.includes('"progress"') && Number(JSON.parse(line).done) >= n);
+    const progressed = (n: number): boolean =>
+      attacker
+        .stdout()
+        .split('\n')
+        .some((line) => line.includes('"progress"') && Number(JSON.parse(line).done) >= n);
     const waitProgress = async (n: number): Promise<void> => {
       for (let i = 0; i < 1200 && !progressed(n); i++) await new Promise((r) => setTimeout(r, 50));
       expect(progressed(n), attacker.stdout()).toBe(true);
@@ -94,7 +98,10 @@ describe('a flood of failed MQTT logins', () => {
     attacker.child.kill('SIGTERM');
     const doneLine = await new Promise<string>((resolveDone, reject) => {
       const timer = setInterval(() => {
-        const line = attacker.stdout().split('\n').find((l) => l.includes('"event":"done"'));
+        const line = attacker
+          .stdout()
+          .split('\n')
+          .find((l) => l.includes('"event":"done"'));
         if (line) {
           clearInterval(timer);
           resolveDone(line);
@@ -103,7 +110,9 @@ describe('a flood of failed MQTT logins', () => {
       void attacker.exited.then(() => setTimeout(() => reject(new Error(`attacker ended: ${attacker.stdout()}${attacker.stderr()}`)), 500));
     });
     const summary = JSON.parse(doneLine) as { attempts: number; codes: Record<string, number>; ms: number };
-    console.log(`login during a flood of ${summary.attempts} bad logins: new plugin from another address ${heater.ms.toFixed(0)} ms, known plugin from the flooding address ${lamp.ms.toFixed(0)} ms; flood ${JSON.stringify(summary)}`);
+    console.log(
+      `login during a flood of ${summary.attempts} bad logins: new plugin from another address ${heater.ms.toFixed(0)} ms, known plugin from the flooding address ${lamp.ms.toFixed(0)} ms; flood ${JSON.stringify(summary)}`,
+    );
 
     expect(heater).toMatchObject({ ok: true });
     expect(lamp).toMatchObject({ ok: true });

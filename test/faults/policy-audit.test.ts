@@ -65,7 +65,7 @@ describe('the audit log', () => {
     }
     expect(JSON.stringify(res.body)).not.toContain(SECRET_DOOR);
     const files = ['homeclaw.db', 'homeclaw.db-wal'].map((f) => readFileSync(join(core.dataDir, f)));
-    expect(files.some((f) => f.includes('door=' + SECRET_DOOR))).toBe(false);
+    expect(files.some((f) => f.includes(`door=${SECRET_DOOR}`))).toBe(false);
     const stored = core.ctx.db.prepare('SELECT * FROM audit_log').all();
     expect(JSON.stringify(stored)).not.toContain(SECRET_DOOR);
   });

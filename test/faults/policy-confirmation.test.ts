@@ -147,4 +147,3 @@ describe('a bad requires_confirmation value is refused with the descriptor error
     expect(core.ctx.registry.get('badlock')).toBeUndefined();
   });
 });
-

@@ -120,6 +120,11 @@ describe('policy: who may reach which plugin', () => {
     await core.ctx.audit.flush();
     const entries = core.ctx.audit.query({ user: 'kid', limit: 100 });
     expect(entries.filter((e) => e.plugin_id === 'lock').every((e) => e.outcome === 'forbidden')).toBe(true);
-    expect(entries.filter((e) => e.plugin_id === 'lock').map((e) => e.channel).sort()).toEqual(['home', 'home', 'mcp', 'web']);
+    expect(
+      entries
+        .filter((e) => e.plugin_id === 'lock')
+        .map((e) => e.channel)
+        .sort(),
+    ).toEqual(['home', 'home', 'mcp', 'web']);
   });
 });

@@ -80,7 +80,10 @@ describe('with an external Mosquitto', () => {
   it('a retained channel message places no order on Core restart, a retained register resurrects no ghost', async () => {
     const orderId = randomUUID();
     const replies = (): ChannelMessageOut[] =>
-      observer.received.filter((m) => m.topic === topics.channelOut('web')).map((m) => m.json<ChannelMessageOut>()).filter((r) => r.request_id === orderId);
+      observer.received
+        .filter((m) => m.topic === topics.channelOut('web'))
+        .map((m) => m.json<ChannelMessageOut>())
+        .filter((r) => r.request_id === orderId);
     // Delivered live, the message is an ordinary command: one order.
     await observer.publish(topics.channelIn('web'), { request_id: orderId, user_id: 'alice', text: ORDER }, { retain: true });
     await observer.waitFor(topics.channelOut('web'), (m) => m.json<ChannelMessageOut>().request_id === orderId, 15_000);
@@ -120,7 +123,15 @@ describe('with an external Mosquitto', () => {
     const seen: IncomingMessage[] = [];
     const bus = await ExternalBus.connect({ url: mosquitto.url, log: silentLogger(), willPayload: () => '{}' });
     try {
-      for (const filter of ['homeclaw/plugins/register', 'homeclaw/plugins/unregister', 'homeclaw/plugins/heartbeat/+', 'homeclaw/plugins/result/+', 'homeclaw/channels/+/in', 'homeclaw/call/#', 'homeclaw/plugins/status/+']) {
+      for (const filter of [
+        'homeclaw/plugins/register',
+        'homeclaw/plugins/unregister',
+        'homeclaw/plugins/heartbeat/+',
+        'homeclaw/plugins/result/+',
+        'homeclaw/channels/+/in',
+        'homeclaw/call/#',
+        'homeclaw/plugins/status/+',
+      ]) {
         await bus.subscribe(filter, (m) => void seen.push(m));
       }
       await new Promise((r) => setTimeout(r, 1_000));
@@ -128,9 +139,7 @@ describe('with an external Mosquitto', () => {
     } finally {
       await bus.close();
     }
-    expect(await retainedOn(mosquitto.url, ['homeclaw/#'])).toEqual(
-      expect.not.arrayContaining(commands.map((topic) => expect.objectContaining({ topic }))),
-    );
+    expect(await retainedOn(mosquitto.url, ['homeclaw/#'])).toEqual(expect.not.arrayContaining(commands.map((topic) => expect.objectContaining({ topic }))));
     expect((await retainedOn(mosquitto.url, [topics.status('lamp')])).map((m) => m.topic)).toEqual([topics.status('lamp')]);
   });
 
@@ -150,9 +159,24 @@ describe('with an external Mosquitto', () => {
       await invoke('shplug', 'echo', { text: 'replayed' });
       plugins.push(
         startChildPlugin(process.execPath, [join(root, 'test', 'fixtures', 'sdk', 'plugin-process.mjs'), mosquitto.url, 'sdkplug']),
-        startChildPlugin('/usr/bin/python3', [join(root, 'scripts', 'examples', 'python', 'weather_plugin.py'), '--url', mosquitto.url, '--id', 'pyplug', '--heartbeat-sec', '1']),
+        startChildPlugin('/usr/bin/python3', [
+          join(root, 'scripts', 'examples', 'python', 'weather_plugin.py'),
+          '--url',
+          mosquitto.url,
+          '--id',
+          'pyplug',
+          '--heartbeat-sec',
+          '1',
+        ]),
         startChildPlugin(join(root, 'scripts', 'examples', 'shell', 'echo_plugin.sh'), [
-          '--url', mosquitto.url, '--descriptor', join(root, 'scripts', 'examples', 'shell', 'echo_plugin.json'), '--id', 'shplug', '--heartbeat-sec', '1',
+          '--url',
+          mosquitto.url,
+          '--descriptor',
+          join(root, 'scripts', 'examples', 'shell', 'echo_plugin.json'),
+          '--id',
+          'shplug',
+          '--heartbeat-sec',
+          '1',
         ]),
       );
       await Promise.all(plugins.map((p) => p.registered));

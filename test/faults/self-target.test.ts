@@ -122,7 +122,10 @@ describe('a plugin that targets the Core itself', () => {
       .filter((i) => i && !i.internal)
       .map((i) => (i!.family === 'IPv6' ? `[${i!.address.split('%')[0]}]` : i!.address));
     aliases.push(...ownAddresses.map((a) => `http://${a}:${port}`));
-    const resolvable = await lookup(hostname()).then(() => true, () => false);
+    const resolvable = await lookup(hostname()).then(
+      () => true,
+      () => false,
+    );
     if (resolvable) aliases.push(`http://${hostname()}:${port}`);
     for (const [i, alias] of aliases.entries()) {
       const { status, body } = await core.api<{ problems: { path: string; message: string }[] }>(
@@ -131,7 +134,10 @@ describe('a plugin that targets the Core itself', () => {
         evilPlugin(`alias${i}`, alias),
       );
       expect(status, alias).toBe(400);
-      expect(body.problems.map((p) => p.path), alias).toContain('/config/base_url');
+      expect(
+        body.problems.map((p) => p.path),
+        alias,
+      ).toContain('/config/base_url');
     }
   });
 
@@ -197,7 +203,9 @@ describe('path templates', () => {
       type: 'http',
       health_check_url: `${serverUrl}/health`,
       config: { base_url: `${serverUrl}/api/v1` },
-      capabilities: [{ id: 'read', name: 'Read', description: 'Read a file', method: 'GET', path: '/files/{name}', parameters: [{ name: 'name', type: 'string' }] }],
+      capabilities: [
+        { id: 'read', name: 'Read', description: 'Read a file', method: 'GET', path: '/files/{name}', parameters: [{ name: 'name', type: 'string' }] },
+      ],
     };
     expect((await core.api('POST', '/api/plugins/register', files)).status).toBe(201);
   });
@@ -209,7 +217,10 @@ describe('path templates', () => {
       expect(status, name).toBe(400);
       expect(body).toMatchObject({ success: false, error_code: 'invalid_params' });
       expect(body.error).toMatch(/parameter "name"/);
-      expect(seenPaths.slice(before).filter((p) => p !== '/health'), name).toEqual([]);
+      expect(
+        seenPaths.slice(before).filter((p) => p !== '/health'),
+        name,
+      ).toEqual([]);
     }
   });
 

@@ -27,7 +27,12 @@ function builtAt(file: string): number {
  * are editing do not stop tsc from emitting, so the exit code is not trusted, the outputs are.
  */
 export async function ensureBuilt(): Promise<void> {
-  const outputs = [join(ROOT, 'dist', 'plugins', 'buy', 'index.js'), join(ROOT, 'dist', 'src', 'cli.js'), join(ROOT, 'dist', 'src', 'sdk', 'index.js'), join(ROOT, 'dist', 'src', 'api', 'mcp-stdio-main.js')];
+  const outputs = [
+    join(ROOT, 'dist', 'plugins', 'buy', 'index.js'),
+    join(ROOT, 'dist', 'src', 'cli.js'),
+    join(ROOT, 'dist', 'src', 'sdk', 'index.js'),
+    join(ROOT, 'dist', 'src', 'api', 'mcp-stdio-main.js'),
+  ];
   const sources = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'plugins')), newestMtime(join(ROOT, 'scripts')));
   const fresh = (): boolean => outputs.every((file) => builtAt(file) >= sources);
   if (fresh()) return;

@@ -63,10 +63,9 @@ export class FakeCore {
   }
 
   private async subscribeAll(): Promise<void> {
-    await this.client.subscribeAsync(
-      [filters.register, filters.unregister, filters.heartbeat, filters.status, filters.result, topics.registeredInvalid()],
-      { qos: 1 },
-    );
+    await this.client.subscribeAsync([filters.register, filters.unregister, filters.heartbeat, filters.status, filters.result, topics.registeredInvalid()], {
+      qos: 1,
+    });
   }
 
   setAckPolicy(policy: AckPolicy): void {
@@ -109,9 +108,7 @@ export class FakeCore {
     const final = this.waitFor((m) => m.topic === resultTopic && !(m.json as PluginResult | undefined)?.progress, 15_000);
     await this.publishRaw(topics.invoke(pluginId), JSON.stringify(request));
     const message = await final;
-    const progress = this.messages
-      .filter((m) => m.topic === resultTopic && (m.json as PluginResult | undefined)?.progress)
-      .map((m) => m.json as PluginResult);
+    const progress = this.messages.filter((m) => m.topic === resultTopic && (m.json as PluginResult | undefined)?.progress).map((m) => m.json as PluginResult);
     return { result: message.json as PluginResult, progress, request };
   }
 

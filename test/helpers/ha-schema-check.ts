@@ -9,6 +9,7 @@
 // collected so the caller can compile them with Python's `re`, as the converter does.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { isPlainObject } from '../../src/kit/plain-object.js';
 
 export interface SchemaReport {
   problems: string[];
@@ -16,10 +17,6 @@ export interface SchemaReport {
 }
 
 const KNOWN_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'object', 'array']);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function haSchemaReport(schema: unknown): SchemaReport {
   const report: SchemaReport = { problems: [], patterns: [] };
@@ -31,7 +28,7 @@ function check(node: unknown, path: string, report: SchemaReport): void {
   const at = path || '/';
   const problem = (message: string): void => void report.problems.push(`${at}: ${message}`);
   // convert_to_voluptuous: `if not isinstance(schema, dict): raise ValueError("Invalid schema, expected a dictionary")` (every version).
-  if (!isObject(node)) return problem('not a JSON object: "Invalid schema, expected a dictionary" (every version)');
+  if (!isPlainObject(node)) return problem('not a JSON object: "Invalid schema, expected a dictionary" (every version)');
   // $ref is resolved (LazySchema) only from 0.4.0; before, the node is read without it and usually lacks a type.
   if ('$ref' in node) problem('$ref: resolved only by voluptuous-openapi >= 0.4.0');
   if ('$defs' in node || 'definitions' in node) problem('$defs/definitions: only meaningful with $ref, which older converters do not resolve');
@@ -41,15 +38,18 @@ function check(node: unknown, path: string, report: SchemaReport): void {
   // (0.1.0 added anyOf); minItems/maxItems until 0.2.0 (0.3.0 added them). Raises "<keyword> is not supported".
   for (const keyword of ['allOf', 'multipleOf', 'uniqueItems']) if (keyword in node) problem(`${keyword}: "is not supported" (every version)`);
   if ('anyOf' in node) problem('anyOf: "is not supported" before voluptuous-openapi 0.1.0');
-  for (const keyword of ['minItems', 'maxItems']) if (keyword in node) problem(`${keyword}: "is not supported" before voluptuous-openapi 0.3.0 (so by Home Assistant 2026.3)`);
+  for (const keyword of ['minItems', 'maxItems'])
+    if (keyword in node) problem(`${keyword}: "is not supported" before voluptuous-openapi 0.3.0 (so by Home Assistant 2026.3)`);
   // Empty keyword schemas that say nothing; 0.4.x converts a dict additionalProperties, so {} fails with "missing type".
-  if (isObject(node.additionalProperties)) problem('additionalProperties is a schema: converted by 0.4.x ({} → "missing type"), ignored before');
-  if ('propertyNames' in node && isObject(node.propertyNames) && Object.keys(node.propertyNames).length === 0) problem('empty propertyNames');
+  if (isPlainObject(node.additionalProperties)) problem('additionalProperties is a schema: converted by 0.4.x ({} → "missing type"), ignored before');
+  if ('propertyNames' in node && isPlainObject(node.propertyNames) && Object.keys(node.propertyNames).length === 0) problem('empty propertyNames');
   if ('nullable' in node && typeof node.nullable !== 'boolean') problem('nullable must be a boolean');
   // oneOf is converted first and returns vol.Any of its branches (every version): the branches must convert.
   if ('oneOf' in node) {
     if (!Array.isArray(node.oneOf)) return problem('oneOf is not a list: "Invalid schema, oneOf should be a list"');
-    node.oneOf.forEach((branch, i) => check(branch, `${path}/oneOf/${i}`, report));
+    node.oneOf.forEach((branch, i) => {
+      check(branch, `${path}/oneOf/${i}`, report);
+    });
     return;
   }
   const type = node.type;
@@ -67,9 +67,10 @@ function check(node: unknown, path: string, report: SchemaReport): void {
     if (node.format === 'date-time') problem('format date-time: validated by vol.Datetime() with one fixed layout');
   }
   if (type === 'object') {
-    if (node.properties !== undefined && !isObject(node.properties)) problem('properties is not an object');
-    if (node.required !== undefined && (!Array.isArray(node.required) || node.required.some((r) => typeof r !== 'string'))) problem('required is not a list of names');
-    for (const [name, value] of Object.entries(isObject(node.properties) ? node.properties : {})) check(value, `${path}/properties/${name}`, report);
+    if (node.properties !== undefined && !isPlainObject(node.properties)) problem('properties is not an object');
+    if (node.required !== undefined && (!Array.isArray(node.required) || node.required.some((r) => typeof r !== 'string')))
+      problem('required is not a list of names');
+    for (const [name, value] of Object.entries(isPlainObject(node.properties) ? node.properties : {})) check(value, `${path}/properties/${name}`, report);
   }
   if (type === 'array') {
     // `convert_to_voluptuous(schema["items"])`: a KeyError without items (every version).

@@ -11,7 +11,12 @@ export interface IngressProxy {
   close(): Promise<void>;
 }
 
-export async function startIngressProxy(options: { target: string; sourceAddress: string; token: string; user?: { id: string; name: string; display_name: string } }): Promise<IngressProxy> {
+export async function startIngressProxy(options: {
+  target: string;
+  sourceAddress: string;
+  token: string;
+  user?: { id: string; name: string; display_name: string };
+}): Promise<IngressProxy> {
   const target = new URL(options.target);
   const prefix = `/api/hassio_ingress/${options.token}`;
   const server: Server = createServer((req, res) => {

@@ -53,7 +53,14 @@ export async function connectTestClient(url: string, options: IClientOptions = {
       const already = received.find((m) => topicMatches(filter, m.topic) && predicate(m));
       if (already) return Promise.resolve(already);
       return new Promise((resolve, reject) => {
-        const waiter = { filter, predicate, resolve: (m: Received) => (clearTimeout(timer), resolve(m)) };
+        const waiter = {
+          filter,
+          predicate,
+          resolve: (m: Received) => {
+            clearTimeout(timer);
+            resolve(m);
+          },
+        };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
           reject(new Error(`no message on ${filter} within ${timeoutMs} ms`));

@@ -85,7 +85,10 @@ export async function parseExposition(text: string): Promise<Exposition> {
   if (code !== 0) throw new Error(`the Prometheus parser refused the exposition: ${stderr}`);
   const families = JSON.parse(stdout) as (Omit<Family, 'samples'> & { samples: (Omit<Sample, 'value'> & { value: number | string })[] })[];
   return new Exposition(
-    families.map((f) => ({ ...f, samples: f.samples.map((s) => ({ ...s, value: typeof s.value === 'number' ? s.value : Number(s.value.replace('inf', 'Infinity')) })) })),
+    families.map((f) => ({
+      ...f,
+      samples: f.samples.map((s) => ({ ...s, value: typeof s.value === 'number' ? s.value : Number(s.value.replace('inf', 'Infinity')) })),
+    })),
   );
 }
 

@@ -82,9 +82,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
       }
       requests.push(body);
       const index = callCount++;
-      const response: ScriptedResponse = respond
-        ? respond(body, index)
-        : (queue.shift() ?? options.whenExhausted ?? { text: 'SCRIPT EXHAUSTED' });
+      const response: ScriptedResponse = respond ? respond(body, index) : (queue.shift() ?? options.whenExhausted ?? { text: 'SCRIPT EXHAUSTED' });
       if ('hang' in response) return; // keep the socket open until the client gives up or close()
       if ('status' in response) {
         sendJson(res, response.status, { error: { message: response.body ?? `scripted failure ${response.status}`, type: 'server_error' } });

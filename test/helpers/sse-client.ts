@@ -42,7 +42,13 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
       const found = messages.find(predicate);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const waiter = { predicate, resolve: (m: SseMessage) => (clearTimeout(timer), resolve(m)) };
+        const waiter = {
+          predicate,
+          resolve: (m: SseMessage) => {
+            clearTimeout(timer);
+            resolve(m);
+          },
+        };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
           reject(new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(messages)}`));

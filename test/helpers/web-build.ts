@@ -37,8 +37,11 @@ export async function ensureWebBuilt(): Promise<void> {
   try {
     if (fresh()) return;
     await new Promise<void>((resolve, reject) => {
-      execFile(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join(ROOT, 'web', 'vite.config.ts'), '--logLevel', 'warn'], { cwd: ROOT }, (error, _stdout, stderr) =>
-        error ? reject(new Error(`the dashboard did not build:\n${stderr}`)) : resolve(),
+      execFile(
+        process.execPath,
+        [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join(ROOT, 'web', 'vite.config.ts'), '--logLevel', 'warn'],
+        { cwd: ROOT },
+        (error, _stdout, stderr) => (error ? reject(new Error(`the dashboard did not build:\n${stderr}`)) : resolve()),
       );
     });
   } finally {

@@ -59,7 +59,10 @@ export function connectWyoming(port: number, host = '127.0.0.1'): Promise<Wyomin
         const block = buffer.subarray(end + 1, end + 1 + dataLength);
         const payload = buffer.subarray(end + 1 + dataLength, end + 1 + dataLength + payloadLength);
         buffer = buffer.subarray(end + 1 + dataLength + payloadLength);
-        const data = { ...((header.data as Record<string, unknown> | undefined) ?? {}), ...(dataLength > 0 ? (JSON.parse(block.toString('utf8')) as Record<string, unknown>) : {}) };
+        const data = {
+          ...((header.data as Record<string, unknown> | undefined) ?? {}),
+          ...(dataLength > 0 ? (JSON.parse(block.toString('utf8')) as Record<string, unknown>) : {}),
+        };
         const event: ReceivedEvent = { type: String(header.type), data, version: header.version, payload: Buffer.from(payload) };
         const waiter = waiters.shift();
         if (waiter) waiter.resolve(event);

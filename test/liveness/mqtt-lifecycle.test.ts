@@ -111,7 +111,13 @@ describe('Core over MQTT', () => {
         replyOn: topics.registered('incomplete'),
         error: /name|description/,
       },
-      { name: 'id with a slash', topic: topics.register, payload: JSON.stringify({ ...descriptor('a/b'), epoch: 1 }), replyOn: topics.registeredInvalid(), error: /id/ },
+      {
+        name: 'id with a slash',
+        topic: topics.register,
+        payload: JSON.stringify({ ...descriptor('a/b'), epoch: 1 }),
+        replyOn: topics.registeredInvalid(),
+        error: /id/,
+      },
       { name: 'id +', topic: topics.register, payload: JSON.stringify({ ...descriptor('+'), epoch: 1 }), replyOn: topics.registeredInvalid(), error: /id/ },
       { name: 'id #', topic: topics.register, payload: JSON.stringify({ ...descriptor('#'), epoch: 1 }), replyOn: topics.registeredInvalid(), error: /id/ },
       { name: 'empty id', topic: topics.register, payload: JSON.stringify({ ...descriptor(''), epoch: 1 }), replyOn: topics.registeredInvalid(), error: /id/ },
@@ -161,7 +167,11 @@ describe('Core over MQTT', () => {
     it('lists every error of a bad descriptor, each with its path', async () => {
       const sender = await connectTestClient(core.mqttUrl, { clientId: 'multi-error' });
       await sender.subscribe(topics.registered('multi'));
-      await sender.publish(topics.register(), { id: 'multi', epoch: 1, capabilities: [{ id: 'c', name: 'C', description: 'd', parameters: [{ name: 'p', type: 'colour' }] }] });
+      await sender.publish(topics.register(), {
+        id: 'multi',
+        epoch: 1,
+        capabilities: [{ id: 'c', name: 'C', description: 'd', parameters: [{ name: 'p', type: 'colour' }] }],
+      });
       const ack = (await sender.waitFor(topics.registered('multi'))).json<{ ok: boolean; errors: { path: string }[] }>();
       const paths = ack.errors.map((e) => e.path);
       expect(paths).toEqual(expect.arrayContaining(['/name', '/description']));

@@ -65,7 +65,10 @@ describe('node version', () => {
 describe('ports', () => {
   it('a free port passes; port 0 is skipped', async () => {
     const port = await freePort();
-    expect(await checkPortFree({ name: 'http port', host: '127.0.0.1', port, setting: 'HOMECLAW_HTTP_PORT' })).toMatchObject({ status: 'pass', detail: `127.0.0.1:${port} is free` });
+    expect(await checkPortFree({ name: 'http port', host: '127.0.0.1', port, setting: 'HOMECLAW_HTTP_PORT' })).toMatchObject({
+      status: 'pass',
+      detail: `127.0.0.1:${port} is free`,
+    });
     expect((await checkPortFree({ name: 'http port', host: '127.0.0.1', port: 0, setting: 'x' })).status).toBe('skip');
   });
 

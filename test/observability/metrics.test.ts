@@ -198,7 +198,9 @@ describe('GET /metrics', () => {
     const m = await parseExposition(answer.text);
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(m.family('homeclaw_build_info').type).toBe('gauge');
-    expect(m.samples('homeclaw_build_info')).toEqual([{ name: 'homeclaw_build_info', labels: { version: pkg.version, node_version: process.version }, value: 1 }]);
+    expect(m.samples('homeclaw_build_info')).toEqual([
+      { name: 'homeclaw_build_info', labels: { version: pkg.version, node_version: process.version }, value: 1 },
+    ]);
     for (const name of ['homeclaw_event_loop_delay_p50_seconds', 'homeclaw_event_loop_delay_p99_seconds', 'homeclaw_event_loop_delay_max_seconds']) {
       expect(m.family(name).type).toBe('gauge');
       expect(m.value(name)).toBeGreaterThanOrEqual(0);
@@ -242,9 +244,17 @@ describe('who may scrape', () => {
     const asScraper = { authorization: `Bearer ${METRICS_TOKEN}`, 'content-type': 'application/json' };
     expect((await fetch(`${core.httpUrl}/api/status`, { headers: asScraper })).status).toBe(401);
     expect((await fetch(`${core.httpUrl}/api/plugins`, { headers: asScraper })).status).toBe(401);
-    const call = await fetch(`${core.httpUrl}/v1/plugins/greeter/tools/greet/run`, { method: 'POST', headers: asScraper, body: JSON.stringify({ name: 'Eve' }) });
+    const call = await fetch(`${core.httpUrl}/v1/plugins/greeter/tools/greet/run`, {
+      method: 'POST',
+      headers: asScraper,
+      body: JSON.stringify({ name: 'Eve' }),
+    });
     expect(call.status).toBe(401);
-    const message = await fetch(`${core.httpUrl}/api/messages`, { method: 'POST', headers: asScraper, body: JSON.stringify({ channel: 'web', user_id: 'bob', text: 'hi' }) });
+    const message = await fetch(`${core.httpUrl}/api/messages`, {
+      method: 'POST',
+      headers: asScraper,
+      body: JSON.stringify({ channel: 'web', user_id: 'bob', text: 'hi' }),
+    });
     expect(message.status).toBe(401);
     expect(invocations(await metrics(), 'greeter', 'greet', 'ok')).toBe(before);
   });

@@ -53,7 +53,11 @@ describe('Dockerfile', () => {
     expect(build).toBeDefined();
     expect(runtime).not.toBe(build);
     for (const stage of dockerfile.stages) expect(stage.image).toMatch(/^node:20[.-]/);
-    expect(instructionsOf(build, 'RUN').map((i) => i.args).join('\n')).toMatch(/npm run build/);
+    expect(
+      instructionsOf(build, 'RUN')
+        .map((i) => i.args)
+        .join('\n'),
+    ).toMatch(/npm run build/);
   });
 
   it('runs as a non-root user that owns the /data volume, with a health check on /healthz and the ports exposed', () => {
@@ -63,7 +67,11 @@ describe('Dockerfile', () => {
     const chown = instructionsOf(runtime, 'RUN').find((i) => i.args.includes('chown'));
     expect(chown?.args).toMatch(new RegExp(`chown ${users[0]!.args}:${users[0]!.args} /data`));
     expect(chown!.line).toBeLessThan(users[0]!.line);
-    expect(instructionsOf(runtime, 'VOLUME').map((i) => i.args).join(' ')).toContain('"/data"');
+    expect(
+      instructionsOf(runtime, 'VOLUME')
+        .map((i) => i.args)
+        .join(' '),
+    ).toContain('"/data"');
     expect(env(runtime)['HOMECLAW_DATA_DIR']).toBe('/data');
     const exposed = instructionsOf(runtime, 'EXPOSE').flatMap((i) => i.args.split(/\s+/));
     expect(exposed).toEqual(expect.arrayContaining(['1883', '9001', '8765']));
@@ -90,7 +98,10 @@ describe('Dockerfile', () => {
     for (const stage of dockerfile.stages) {
       for (const copy of instructionsOf(stage, 'COPY').map((i) => parseCopy(i.args))) {
         if (copy.from) {
-          expect(dockerfile.stages.some((s) => s.name === copy.from), `stage ${copy.from}`).toBe(true);
+          expect(
+            dockerfile.stages.some((s) => s.name === copy.from),
+            `stage ${copy.from}`,
+          ).toBe(true);
           continue;
         }
         for (const source of copy.sources) {
@@ -119,14 +130,20 @@ describe('Dockerfile', () => {
         if (/\bnpm ci\b/.test(instruction.args)) symlinkSync(join(REPO_ROOT, 'node_modules'), join(buildRoot, 'node_modules'), 'dir');
         if (/\bnpm run build\b/.test(instruction.args)) {
           await new Promise<void>((resolve, reject) =>
-            execFile(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: buildRoot }, (error, stdout) =>
-              error ? reject(new Error(`tsc failed in the build stage:\n${stdout}`)) : resolve(),
+            execFile(
+              process.execPath,
+              [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+              { cwd: buildRoot },
+              (error, stdout) => (error ? reject(new Error(`tsc failed in the build stage:\n${stdout}`)) : resolve()),
             ),
           );
           // npm run build also builds the web dashboard (build:web) from the copied web/ folder.
           await new Promise<void>((resolve, reject) =>
-            execFile(process.execPath, [join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], { cwd: buildRoot }, (error, _stdout, stderr) =>
-              error ? reject(new Error(`the dashboard build failed in the build stage:\n${stderr}`)) : resolve(),
+            execFile(
+              process.execPath,
+              [join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'],
+              { cwd: buildRoot },
+              (error, _stdout, stderr) => (error ? reject(new Error(`the dashboard build failed in the build stage:\n${stderr}`)) : resolve()),
             ),
           );
         }
@@ -190,7 +207,9 @@ describe('Dockerfile', () => {
 
     // The built-ins load from the runtime tree (plugins/ manifests + dist/plugins modules + topics/ schemas).
     const token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
-    const plugins = (await (await fetch(`http://127.0.0.1:${httpPort}/api/plugins`, { headers: { authorization: `Bearer ${token}` } })).json()) as { plugins: { id: string; state: string }[] };
+    const plugins = (await (await fetch(`http://127.0.0.1:${httpPort}/api/plugins`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      plugins: { id: string; state: string }[];
+    };
     expect(plugins.plugins.map((p) => p.id).sort()).toEqual(['buy', 'notes', 'reminders', 'time', 'weather']);
     expect((await fetch(`http://127.0.0.1:${httpPort}/api/plugins`)).status).toBe(401);
     // The dashboard, built in the build stage, is served from the runtime tree.

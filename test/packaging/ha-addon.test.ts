@@ -23,11 +23,13 @@ const packageVersion = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'),
 
 /** The keys of an app's config.yaml in the developer docs (required and optional tables). */
 const KNOWN_KEYS = new Set(
-  ('name version slug description arch machine url startup webui boot ports ports_description host_network host_ipc host_dbus host_pid host_uts ' +
+  (
+    'name version slug description arch machine url startup webui boot ports ports_description host_network host_ipc host_dbus host_pid host_uts ' +
     'devices homeassistant hassio_role hassio_api homeassistant_api docker_api privileged full_access apparmor map environment audio video gpio usb uart ' +
     'udev devicetree kernel_modules stdin legacy options schema image timeout tmpfs discovery services auth_api ingress ingress_port ingress_entry ' +
     'ingress_stream panel_icon panel_title panel_admin backup backup_pre backup_post backup_exclude stage init watchdog realtime journald ' +
-    'breaking_versions ulimits advanced').split(' '),
+    'breaking_versions ulimits advanced'
+  ).split(' '),
 );
 
 /** The option types the docs list, each optionally followed by "?" (optional, no default). */
@@ -110,7 +112,9 @@ describe('add-on config.yaml', () => {
     const entrypoint = parseExecForm(instructionsOf(stage!, 'ENTRYPOINT')[0]!.args);
     expect(entrypoint).toEqual(['node', '/addon/run.mjs']);
     expect(copies.some((copy) => copy.destination === '/addon/run.mjs')).toBe(true);
-    const labels = instructionsOf(stage!, 'LABEL').map((i) => i.args).join(' ');
+    const labels = instructionsOf(stage!, 'LABEL')
+      .map((i) => i.args)
+      .join(' ');
     expect(labels).toContain(`io.hass.version="${packageVersion}"`);
     expect(labels).toContain('io.hass.arch="aarch64|amd64"');
     // run.mjs starts the Core where the repository image puts it.
@@ -133,7 +137,8 @@ async function startFakeSupervisor(token: string, mqttService: Record<string, un
     requests.push({ path: req.url ?? '', authorization: req.headers.authorization });
     const json = (status: number, body: unknown): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (req.headers.authorization !== `Bearer ${token}`) return json(401, { result: 'error', message: 'Unauthorized' });
-    if (req.url === '/services/mqtt') return mqttService ? json(200, { result: 'ok', data: mqttService }) : json(400, { result: 'error', message: 'Service not enabled' });
+    if (req.url === '/services/mqtt')
+      return mqttService ? json(200, { result: 'ok', data: mqttService }) : json(400, { result: 'error', message: 'Service not enabled' });
     if (req.url === '/core/api/') return json(200, { message: 'API running.' });
     json(404, { result: 'error', message: 'not found' });
   });
@@ -155,7 +160,10 @@ beforeAll(async () => {
 
 function runAddon(env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('HOMECLAW_') && key !== 'SUPERVISOR_TOKEN'));
-  const child = spawn(process.execPath, [join(ADDON, 'run.mjs')], { env: { ...clean, HOMECLAW_CLI: join(REPO_ROOT, 'dist', 'src', 'cli.js'), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ADDON, 'run.mjs')], {
+    env: { ...clean, HOMECLAW_CLI: join(REPO_ROOT, 'dist', 'src', 'cli.js'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -187,7 +195,15 @@ describe('add-on run.mjs', () => {
     mosquitto = await startMosquitto({ users: { addons: password } });
     const supervisorToken = 'supervisor-token-abcdef';
     // The port as a string, as in the docs' example (the Supervisor itself stores an integer).
-    const supervisor = await startFakeSupervisor(supervisorToken, { addon: 'core_mosquitto', host: '127.0.0.1', port: String(mosquitto.port), ssl: false, username: 'addons', password, protocol: '3.1.1' });
+    const supervisor = await startFakeSupervisor(supervisorToken, {
+      addon: 'core_mosquitto',
+      host: '127.0.0.1',
+      port: String(mosquitto.port),
+      ssl: false,
+      username: 'addons',
+      password,
+      protocol: '3.1.1',
+    });
     cleanups.push(() => supervisor.close());
     const dataDir = mkdtempSync(join(tmpdir(), 'homeclaw-addon-data-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -215,7 +231,10 @@ describe('add-on run.mjs', () => {
       if (ready.status === 200 || addon.child.exitCode !== null) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect(ready, addon.output()).toEqual({ status: 200, body: { status: 'ready', checks: { broker: 'up', registry: 'up', retrieval: 'up', homeassistant: 'up' } } });
+    expect(ready, addon.output()).toEqual({
+      status: 200,
+      body: { status: 'ready', checks: { broker: 'up', registry: 'up', retrieval: 'up', homeassistant: 'up' } },
+    });
     expect(supervisor.requests).toEqual(
       expect.arrayContaining([
         { path: '/services/mqtt', authorization: `Bearer ${supervisorToken}` },
@@ -226,7 +245,9 @@ describe('add-on run.mjs', () => {
     // The Core announced itself on that broker (retained birth), as any plugin will see it.
     const client = await mqtt.connectAsync(mosquitto.url, { username: 'addons', password, reconnectPeriod: 0 });
     cleanups.push(() => client.endAsync());
-    const birth = new Promise<Record<string, unknown>>((resolve) => client.on('message', (_t, payload) => resolve(JSON.parse(payload.toString()) as Record<string, unknown>)));
+    const birth = new Promise<Record<string, unknown>>((resolve) =>
+      client.on('message', (_t, payload) => resolve(JSON.parse(payload.toString()) as Record<string, unknown>)),
+    );
     await client.subscribeAsync('homeclaw/core/status');
     expect(await birth).toMatchObject({ online: true });
 
@@ -234,18 +255,27 @@ describe('add-on run.mjs', () => {
     expect(addon.output()).not.toContain(password);
     expect(addon.output()).not.toContain(supervisorToken);
     // options.json's log_format: json lines.
-    expect(addon.output().split('\n').some((line) => line.startsWith('{') && (JSON.parse(line) as { msg?: string }).msg === 'HomeClaw Core started')).toBe(true);
+    expect(
+      addon
+        .output()
+        .split('\n')
+        .some((line) => line.startsWith('{') && (JSON.parse(line) as { msg?: string }).msg === 'HomeClaw Core started'),
+    ).toBe(true);
     if (asRoot) expect(statSync(join(dataDir, 'homeclaw.db')).uid).toBe(1000);
 
     // The sidebar panel: the Supervisor's requests (its address, X-Ingress-Path) act as the admin; the same
     // headers from anywhere else do not.
     const ingressWhoami = (localAddress: string): Promise<{ status: number; body: string }> =>
       new Promise((resolve, reject) => {
-        http.request({ host: '127.0.0.1', port: httpPort, path: '/api/whoami', localAddress, headers: { 'x-ingress-path': '/api/hassio_ingress/tok' } }, (res) => {
-          let body = '';
-          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        })
+        http
+          .request(
+            { host: '127.0.0.1', port: httpPort, path: '/api/whoami', localAddress, headers: { 'x-ingress-path': '/api/hassio_ingress/tok' } },
+            (res) => {
+              let body = '';
+              res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+            },
+          )
           .on('error', reject)
           .end();
       });
@@ -262,7 +292,12 @@ describe('add-on run.mjs', () => {
   it('without an MQTT service it stops with what to install; outside an add-on it says so', async () => {
     const supervisor = await startFakeSupervisor('t0ken', null);
     cleanups.push(() => supervisor.close());
-    const noService = runAddon({ SUPERVISOR_TOKEN: 't0ken', HOMECLAW_SUPERVISOR_URL: supervisor.url, HOMECLAW_ADDON_OPTIONS: '/nonexistent/options.json', HOMECLAW_ADDON_WAIT_SEC: '0' });
+    const noService = runAddon({
+      SUPERVISOR_TOKEN: 't0ken',
+      HOMECLAW_SUPERVISOR_URL: supervisor.url,
+      HOMECLAW_ADDON_OPTIONS: '/nonexistent/options.json',
+      HOMECLAW_ADDON_WAIT_SEC: '0',
+    });
     expect(await exited(noService.child)).toBe(1);
     expect(noService.output()).toMatch(/no MQTT service \(the Supervisor answered 400: Service not enabled\)\. Install and start the Mosquitto broker add-on/);
     const outside = runAddon({});

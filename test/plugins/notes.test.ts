@@ -21,7 +21,12 @@ async function start(): Promise<void> {
   const registry = registryOn();
   loader = createBuiltinLoader({ dir: resolve('plugins'), data_dir: root, registry, log: silentLogger(), hot_reload: false, compiled_dir: join(root, 'none') });
   await loader.start();
-  dispatcher = new Dispatcher({ registry, adapters: [loader.adapter], config: { default_timeout_sec: 5, default_max_concurrency: 2, default_queue_limit: 10 }, log: silentLogger() });
+  dispatcher = new Dispatcher({
+    registry,
+    adapters: [loader.adapter],
+    config: { default_timeout_sec: 5, default_max_concurrency: 2, default_queue_limit: 10 },
+    log: silentLogger(),
+  });
 }
 
 async function stop(): Promise<void> {

@@ -1,5 +1,5 @@
-// Reminders in the user's words, read against a fixed "now" in a fixed zone: the seed-style phrases of
-// the issue ("remind me at 7 pm to call mom", "every Monday at 8 remind me to take out the bins") and
+// Reminders in the user's words, read against a fixed "now" in a fixed zone: everyday phrases
+// ("remind me at 7 pm to call mom", "every Monday at 8 remind me to take out the bins") and
 // the other forms the plugin documents; times are the zone's wall clock, DST included.
 import { describe, expect, it } from 'vitest';
 import { parseSchedule, readClock, reminderText, type ParsedSchedule } from '../../plugins/reminders/parse.js';

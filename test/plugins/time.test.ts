@@ -72,9 +72,21 @@ describe('time plugin through the loader and the dispatcher', () => {
     root = mkdtempSync(join(tmpdir(), 'hc-time-'));
     registry = new Registry({ db: new Database(':memory:'), events: new TypedEventBus(silentLogger()), log: silentLogger() });
     // The real plugins folder; compiled_dir points nowhere so the TypeScript source is what loads.
-    loader = createBuiltinLoader({ dir: resolve('plugins'), data_dir: root, registry, log: silentLogger(), hot_reload: false, compiled_dir: join(root, 'none') });
+    loader = createBuiltinLoader({
+      dir: resolve('plugins'),
+      data_dir: root,
+      registry,
+      log: silentLogger(),
+      hot_reload: false,
+      compiled_dir: join(root, 'none'),
+    });
     await loader.start();
-    dispatcher = new Dispatcher({ registry, adapters: [loader.adapter], config: { default_timeout_sec: 5, default_max_concurrency: 2, default_queue_limit: 10 }, log: silentLogger() });
+    dispatcher = new Dispatcher({
+      registry,
+      adapters: [loader.adapter],
+      config: { default_timeout_sec: 5, default_max_concurrency: 2, default_queue_limit: 10 },
+      log: silentLogger(),
+    });
   });
   afterAll(async () => {
     await dispatcher.stop();
@@ -91,14 +103,20 @@ describe('time plugin through the loader and the dispatcher', () => {
 
   it('every shipped built-in of this room (time, notes, weather) loads without error', () => {
     for (const id of ['time', 'notes', 'weather']) {
-      expect(loader.status().find((s) => s.plugin_id === id), id).toMatchObject({ state: 'loaded' });
+      expect(
+        loader.status().find((s) => s.plugin_id === id),
+        id,
+      ).toMatchObject({ state: 'loaded' });
       expect(registry.get(id)!.state).toBe('online');
     }
   });
 
   it('answers through the dispatcher and refuses a non-string timezone', async () => {
     expect(await dispatcher.invoke({ plugin_id: 'time', parameters: { timezone: 'UTC' } })).toMatchObject({ success: true, data: { timezone: 'UTC' } });
-    expect(await dispatcher.invoke({ plugin_id: 'time', parameters: { timezone: 'Nowhere/City' } })).toMatchObject({ success: false, error_code: 'plugin_error' });
+    expect(await dispatcher.invoke({ plugin_id: 'time', parameters: { timezone: 'Nowhere/City' } })).toMatchObject({
+      success: false,
+      error_code: 'plugin_error',
+    });
     expect((await dispatcher.invoke({ plugin_id: 'time', parameters: { timezone: 5 } })).error_code).toBe('invalid_params');
   });
 });

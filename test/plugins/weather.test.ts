@@ -42,7 +42,12 @@ beforeAll(async () => {
     };
     if (url.pathname === '/v1/search') {
       if (url.searchParams.get('name') === 'Berlin') {
-        return json(200, { results: [{ id: 2950159, name: 'Berlin', latitude: 52.52437, longitude: 13.41053, country: 'Germany', admin1: 'Land Berlin', timezone: 'Europe/Berlin' }], generationtime_ms: 0.5 });
+        return json(200, {
+          results: [
+            { id: 2950159, name: 'Berlin', latitude: 52.52437, longitude: 13.41053, country: 'Germany', admin1: 'Land Berlin', timezone: 'Europe/Berlin' },
+          ],
+          generationtime_ms: 0.5,
+        });
       }
       return json(200, { generationtime_ms: 0.3 });
     }
@@ -53,15 +58,40 @@ beforeAll(async () => {
           latitude: 52.52,
           longitude: 13.419998,
           timezone: 'Europe/Berlin',
-          current_units: { time: 'iso8601', interval: 'seconds', temperature_2m: '°C', relative_humidity_2m: '%', apparent_temperature: '°C', precipitation: 'mm', weather_code: 'wmo code', wind_speed_10m: 'km/h' },
-          current: { time: '2025-06-03T14:00', interval: 900, temperature_2m: 21.4, relative_humidity_2m: 48, apparent_temperature: 20.1, precipitation: 0, weather_code: 2, wind_speed_10m: 11.2 },
+          current_units: {
+            time: 'iso8601',
+            interval: 'seconds',
+            temperature_2m: '°C',
+            relative_humidity_2m: '%',
+            apparent_temperature: '°C',
+            precipitation: 'mm',
+            weather_code: 'wmo code',
+            wind_speed_10m: 'km/h',
+          },
+          current: {
+            time: '2025-06-03T14:00',
+            interval: 900,
+            temperature_2m: 21.4,
+            relative_humidity_2m: 48,
+            apparent_temperature: 20.1,
+            precipitation: 0,
+            weather_code: 2,
+            wind_speed_10m: 11.2,
+          },
         });
       }
       const days = Number(url.searchParams.get('forecast_days') ?? 7);
       const dates = ['2025-06-03', '2025-06-04', '2025-06-05', '2025-06-06', '2025-06-07', '2025-06-08', '2025-06-09'].slice(0, days);
       return json(200, {
         timezone: 'Europe/Berlin',
-        daily_units: { time: 'iso8601', weather_code: 'wmo code', temperature_2m_max: '°C', temperature_2m_min: '°C', precipitation_sum: 'mm', precipitation_probability_max: '%' },
+        daily_units: {
+          time: 'iso8601',
+          weather_code: 'wmo code',
+          temperature_2m_max: '°C',
+          temperature_2m_min: '°C',
+          precipitation_sum: 'mm',
+          precipitation_probability_max: '%',
+        },
         daily: {
           time: dates,
           weather_code: dates.map((_, i) => [0, 61, 95, 3, 71, 45, 2][i]),
@@ -86,14 +116,29 @@ beforeAll(async () => {
   writeFileSync(join(folder, 'index.ts'), `export * from ${JSON.stringify(resolve('plugins/weather/index.ts'))};\n`);
   const unreachable = join(root, 'plugins', 'weather-offline');
   mkdirSync(unreachable);
-  writeFileSync(join(unreachable, 'plugin.yaml'), (await import('node:fs')).readFileSync(resolve('plugins/weather/plugin.yaml'), 'utf8').replace('id: weather', 'id: weather-offline'));
+  writeFileSync(
+    join(unreachable, 'plugin.yaml'),
+    (await import('node:fs')).readFileSync(resolve('plugins/weather/plugin.yaml'), 'utf8').replace('id: weather', 'id: weather-offline'),
+  );
   writeFileSync(join(unreachable, 'config.yml'), `base_url: ${await closedPortUrl()}\ngeocoding_url: ${await closedPortUrl()}\n`);
   writeFileSync(join(unreachable, 'index.ts'), `export * from ${JSON.stringify(resolve('plugins/weather/index.ts'))};\n`);
 
   registry = new Registry({ db: new Database(':memory:'), events: new TypedEventBus(silentLogger()), log: silentLogger() });
-  loader = createBuiltinLoader({ dir: join(root, 'plugins'), data_dir: join(root, 'data'), registry, log: silentLogger(), hot_reload: false, compiled_dir: join(root, 'none') });
+  loader = createBuiltinLoader({
+    dir: join(root, 'plugins'),
+    data_dir: join(root, 'data'),
+    registry,
+    log: silentLogger(),
+    hot_reload: false,
+    compiled_dir: join(root, 'none'),
+  });
   await loader.start();
-  dispatcher = new Dispatcher({ registry, adapters: [loader.adapter], config: { default_timeout_sec: 5, default_max_concurrency: 2, default_queue_limit: 10 }, log: silentLogger() });
+  dispatcher = new Dispatcher({
+    registry,
+    adapters: [loader.adapter],
+    config: { default_timeout_sec: 5, default_max_concurrency: 2, default_queue_limit: 10 },
+    log: silentLogger(),
+  });
 });
 
 afterAll(async () => {

@@ -17,7 +17,7 @@ function normalizeOk(input: unknown, options: NormalizeOptions = external): { de
 }
 
 describe('HomeClaw dialect', () => {
-  it('normalises the weather plugin.yaml of seed 000', () => {
+  it('normalises the built-in weather plugin.yaml', () => {
     const { descriptor, dialect } = normalizeOk(fixture('weather.plugin.yaml'), builtIn);
     expect(dialect).toBe('homeclaw');
     expect(descriptor).toMatchObject({
@@ -66,7 +66,7 @@ describe('HomeClaw dialect', () => {
     expect(descriptor.capabilities[0]).toMatchObject({ id: 'post_message', method: 'POST', path: '/post', post_process: false });
   });
 
-  it('keeps profile_key, config_key, confirm_if_uncertain and the plugin config of the buy plugin (seed 003)', () => {
+  it('keeps profile_key, config_key, confirm_if_uncertain and the plugin config of the buy plugin', () => {
     const { descriptor } = normalizeOk(fixture('buy.plugin.yaml'), builtIn);
     const parameters = descriptor.capabilities[0]?.parameters ?? [];
     expect(parameters.find((p) => p.name === 'item')).toEqual({
@@ -114,7 +114,10 @@ describe('HomeClaw dialect', () => {
         {
           id: 'now',
           description: 'Current time',
-          parameters: [{ name: 'timezone', type: 'string', system_key: 'timezone' }, { name: 'precise', type: 'boolean', default: false }],
+          parameters: [
+            { name: 'timezone', type: 'string', system_key: 'timezone' },
+            { name: 'precise', type: 'boolean', default: false },
+          ],
           timeout_sec: 2,
           output_schema: { type: 'object', properties: { time: { type: 'string' } } },
         },
@@ -164,10 +167,7 @@ describe('HomeClaw dialect', () => {
   });
 
   it('sets source from the options, never from the input, and warns about ignored fields', () => {
-    const outcome = normalizeDescriptor(
-      { ...fixture('weather.plugin.yaml'), source: 'built-in', capabilites: [] },
-      external,
-    );
+    const outcome = normalizeDescriptor({ ...fixture('weather.plugin.yaml'), source: 'built-in', capabilites: [] }, external);
     expect(outcome.ok).toBe(true);
     if (!outcome.ok) return;
     expect(outcome.descriptor.source).toBe('external');
@@ -188,7 +188,7 @@ describe('HomeClaw dialect', () => {
 });
 
 describe('ForgeSyte dialect', () => {
-  it('normalises the yolo-tracker metadata of seed 004: name is the id, tools become capabilities', () => {
+  it("normalises ForgeSyte's yolo-tracker metadata example: name is the id, tools become capabilities", () => {
     const { descriptor, dialect } = normalizeOk(fixture('yolo-tracker.forgesyte.json'));
     expect(dialect).toBe('forgesyte');
     expect(descriptor).toMatchObject({ id: 'yolo-tracker', name: 'yolo-tracker', version: '1.2.0', type: 'mqtt', source: 'external' });
@@ -243,8 +243,8 @@ describe('ForgeSyte dialect', () => {
       properties: { when: { anyOf: [{ type: 'string', format: 'date' }, { type: 'integer' }] }, tags: { type: ['array', 'null'], items: { type: 'string' } } },
       required: ['when'],
     };
-    const lossy = normalizeOk({ name: 'cal', description: 'Calendar', tools: { add: { description: 'Add', input_schema: anyOfSchema } } })
-      .descriptor.capabilities[0];
+    const lossy = normalizeOk({ name: 'cal', description: 'Calendar', tools: { add: { description: 'Add', input_schema: anyOfSchema } } }).descriptor
+      .capabilities[0];
     expect(lossy?.parameters).toEqual([
       { name: 'when', type: 'string', required: true },
       { name: 'tags', type: 'array', required: false, items: { type: 'string' } },
@@ -254,7 +254,7 @@ describe('ForgeSyte dialect', () => {
 });
 
 describe('RAGFlow dialect', () => {
-  it('normalises bad_calculator of seed 002 into one capability named after the tool, display* ignored', () => {
+  it("normalises RAGFlow's bad_calculator demo into one capability named after the tool, display* ignored", () => {
     const outcome = normalizeDescriptor(fixture('bad_calculator.ragflow.json'), external);
     expect(outcome.ok).toBe(true);
     if (!outcome.ok) return;

@@ -44,7 +44,18 @@ const cases: Case[] = [
   { name: 'id not a string', input: { ...good, id: 7 }, errors: [{ path: '/id', message: 'plugin id must be a string' }] },
   {
     name: 'wrong parameter type',
-    input: { ...good, capabilities: [{ ...goodCapability, parameters: [{ name: 'x', type: 'strnig' }, { name: 'y', type: 42 }] }] },
+    input: {
+      ...good,
+      capabilities: [
+        {
+          ...goodCapability,
+          parameters: [
+            { name: 'x', type: 'strnig' },
+            { name: 'y', type: 42 },
+          ],
+        },
+      ],
+    },
     errors: [
       { path: '/capabilities/0/parameters/0/type', message: `unknown parameter type "strnig"; allowed types: ${TYPES}` },
       { path: '/capabilities/0/parameters/1/type', message: `unknown parameter type number 42; allowed types: ${TYPES}` },
@@ -62,7 +73,16 @@ const cases: Case[] = [
     name: 'duplicate capability id and parameter name',
     input: {
       ...good,
-      capabilities: [goodCapability, { ...goodCapability, parameters: [{ name: 'x', type: 'string' }, { name: 'x', type: 'number' }] }],
+      capabilities: [
+        goodCapability,
+        {
+          ...goodCapability,
+          parameters: [
+            { name: 'x', type: 'string' },
+            { name: 'x', type: 'number' },
+          ],
+        },
+      ],
     },
     errors: [
       { path: '/capabilities/1/parameters/1/name', message: 'duplicate parameter name "x" (first defined at /capabilities/1/parameters/0/name)' },
@@ -72,7 +92,12 @@ const cases: Case[] = [
   {
     name: 'unknown plugin type',
     input: { ...good, type: 'carrier-pigeon' },
-    errors: [{ path: '/type', message: 'unknown plugin type "carrier-pigeon"; allowed types: inline, mqtt, http, subprocess, mcp, homeassistant, zigbee2mqtt, python' }],
+    errors: [
+      {
+        path: '/type',
+        message: 'unknown plugin type "carrier-pigeon"; allowed types: inline, mqtt, http, subprocess, mcp, homeassistant, zigbee2mqtt, python',
+      },
+    ],
   },
   {
     name: 'bad capability ids and parameter names',
@@ -81,7 +106,14 @@ const cases: Case[] = [
       capabilities: [
         { ...goodCapability, id: 'a b' },
         { ...goodCapability, id: '' },
-        { ...goodCapability, id: 'ok', parameters: [{ name: '1x', type: 'string' }, { name: 'a/b', type: 'string' }] },
+        {
+          ...goodCapability,
+          id: 'ok',
+          parameters: [
+            { name: '1x', type: 'string' },
+            { name: 'a/b', type: 'string' },
+          ],
+        },
       ],
     },
     errors: [
@@ -195,8 +227,7 @@ const cases: Case[] = [
   { name: 'not an object (null)', input: null, errors: [{ path: '', message: 'descriptor must be a JSON object, not null' }] },
 ];
 
-const byPath = (a: ValidationIssue, b: ValidationIssue): number =>
-  a.path === b.path ? a.message.localeCompare(b.message) : a.path.localeCompare(b.path);
+const byPath = (a: ValidationIssue, b: ValidationIssue): number => (a.path === b.path ? a.message.localeCompare(b.message) : a.path.localeCompare(b.path));
 
 describe('bad descriptors', () => {
   it.each(cases)('$name', ({ input, errors }) => {

@@ -78,7 +78,10 @@ describe('capabilityInputSchema', () => {
     expect(schema).not.toBe(ball.input_schema);
     expect(check(schema, { frame_base64: 'AAAA', threshold: 0.7 })).toBe(true);
     expect(check(schema, { frame_base64: 'AAAA', threshold: 1.7 })).toBe(false);
-    const onlyThreshold = capabilityInputSchema(ball, ball.parameters.filter((p) => p.name === 'threshold'));
+    const onlyThreshold = capabilityInputSchema(
+      ball,
+      ball.parameters.filter((p) => p.name === 'threshold'),
+    );
     expect(Object.keys(onlyThreshold['properties'] as JsonObject)).toEqual(['threshold']);
     expect(onlyThreshold['required']).toEqual([]);
   });

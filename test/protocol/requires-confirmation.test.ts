@@ -27,15 +27,30 @@ describe('requires_confirmation', () => {
   });
 
   it('ForgeSyte tools and RAGFlow metadata carry it too', () => {
-    const forge = normalizeDescriptor({ name: 'vault', description: 'Secrets.', tools: { wipe: { description: 'Wipe all.', input_schema: { type: 'object', properties: {} }, requires_confirmation: true } } }, options);
+    const forge = normalizeDescriptor(
+      {
+        name: 'vault',
+        description: 'Secrets.',
+        tools: { wipe: { description: 'Wipe all.', input_schema: { type: 'object', properties: {} }, requires_confirmation: true } },
+      },
+      options,
+    );
     expect(forge.ok && forge.descriptor.capabilities[0]?.requires_confirmation).toBe(true);
-    const ragflow = normalizeDescriptor({ name: 'shop', description: 'Buy things.', parameters: { item: { type: 'string', description: 'What', required: true } }, requires_confirmation: true }, options);
+    const ragflow = normalizeDescriptor(
+      { name: 'shop', description: 'Buy things.', parameters: { item: { type: 'string', description: 'What', required: true } }, requires_confirmation: true },
+      options,
+    );
     expect(ragflow.ok && ragflow.descriptor.capabilities[0]?.requires_confirmation).toBe(true);
   });
 
   it('a non-boolean is an error with its path', () => {
     const outcome = normalizeDescriptor(
-      { id: 'lock', name: 'Lock', description: 'Door lock.', capabilities: [{ id: 'unlock', name: 'Unlock', description: 'Unlock.', parameters: [], requires_confirmation: 'yes' }] },
+      {
+        id: 'lock',
+        name: 'Lock',
+        description: 'Door lock.',
+        capabilities: [{ id: 'unlock', name: 'Unlock', description: 'Unlock.', parameters: [], requires_confirmation: 'yes' }],
+      },
       options,
     );
     expect(outcome.ok).toBe(false);

@@ -4,14 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CAPABILITY_ID_PATTERN, PARAMETER_NAME_PATTERN } from '../../src/protocol/descriptor/name-patterns.js';
 import { PLUGIN_ID_PATTERN, REQUEST_ID_PATTERN } from '../../src/protocol/ids.js';
-import { findPackageRoot } from '../../src/package-root.js';
-import {
-  allProtocolSchemas,
-  descriptorSchema,
-  getSchemaValidator,
-  loadSchemaStore,
-  SCHEMA_NAMES,
-} from '../../src/protocol/schemas.js';
+import { findPackageRoot } from '../../src/kit/package-root.js';
+import { allProtocolSchemas, descriptorSchema, getSchemaValidator, loadSchemaStore, SCHEMA_NAMES } from '../../src/protocol/schemas.js';
 import { PARAMETER_TYPES, PLUGIN_TYPES, SYSTEM_KEYS } from '../../src/protocol/types.js';
 
 const root = findPackageRoot(import.meta.url);
@@ -72,8 +66,25 @@ describe('compiled with tsc', () => {
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     execFileSync(
       process.execPath,
-      [tsc, '--outDir', outDir, '--rootDir', root, '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022',
-        '--strict', '--skipLibCheck', '--types', 'node', join(root, 'src', 'protocol', 'validate.ts'), join(root, 'src', 'protocol', 'descriptor', 'normalize.ts')],
+      [
+        tsc,
+        '--outDir',
+        outDir,
+        '--rootDir',
+        root,
+        '--module',
+        'NodeNext',
+        '--moduleResolution',
+        'NodeNext',
+        '--target',
+        'ES2022',
+        '--strict',
+        '--skipLibCheck',
+        '--types',
+        'node',
+        join(root, 'src', 'protocol', 'validate.ts'),
+        join(root, 'src', 'protocol', 'descriptor', 'normalize.ts'),
+      ],
       { cwd: root, stdio: 'pipe' },
     );
     const script = join(outDir, 'probe.mjs');

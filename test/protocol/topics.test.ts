@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { findPackageRoot } from '../../src/package-root.js';
+import { findPackageRoot } from '../../src/kit/package-root.js';
 import {
   filters,
   haFilters,
@@ -75,7 +75,9 @@ function addressRegex(address: string): RegExp {
  * {base_topic}/{friendly_name}, which matches any two levels).
  */
 function channelsFor(topic: string): string[] {
-  const literal = Object.entries(channels).filter(([, c]) => c.address === topic).map(([id]) => id);
+  const literal = Object.entries(channels)
+    .filter(([, c]) => c.address === topic)
+    .map(([id]) => id);
   if (literal.length > 0) return literal;
   const matching = Object.entries(channels).filter(([, c]) => addressRegex(c.address).test(topic));
   const literalLength = (address: string): number => address.replace(/\{[a-z_]+\}/g, '').length;
@@ -108,8 +110,11 @@ describe('topics.ts against asyncapi.yaml', () => {
       const topic = sample.topic();
       const matched = channelsFor(topic);
       expect(matched, `${builder}: ${topic}`).toHaveLength(1);
-      matched.forEach((id) => used.add(id));
-      expect(parseZigbee2mqttTopic(Z2M_BASE, topic, (name) => name === Z2M_NAME), topic).toEqual({
+      for (const id of matched) used.add(id);
+      expect(
+        parseZigbee2mqttTopic(Z2M_BASE, topic, (name) => name === Z2M_NAME),
+        topic,
+      ).toEqual({
         kind: sample.kind,
         ...(sample.kind.startsWith('bridge/') ? {} : { friendly_name: Z2M_NAME }),
       });
@@ -121,14 +126,14 @@ describe('topics.ts against asyncapi.yaml', () => {
     for (const topic of built) {
       const matched = channelsFor(topic);
       expect(matched, `topic ${topic}`).toHaveLength(1);
-      matched.forEach((id) => used.add(id));
+      for (const id of matched) used.add(id);
       // The parser of topics.ts recognises every topic the document describes.
       expect(parseTopic(topic), topic).not.toBeNull();
     }
     for (const filter of [...Object.values(filters), haFilters.discovery('homeassistant')]) {
       const matched = channelsForFilter(filter);
       expect(matched, `filter ${filter}`).toHaveLength(1);
-      matched.forEach((id) => used.add(id));
+      for (const id of matched) used.add(id);
     }
     expect([...used].sort()).toEqual(Object.keys(channels).sort());
   });
@@ -168,7 +173,10 @@ describe('parseZigbee2mqttTopic', () => {
   });
 
   it('works under a base topic with several levels', () => {
-    expect(parseZigbee2mqttTopic('home/zigbee', 'home/zigbee/kitchen/light/availability', isKnown)).toEqual({ kind: 'availability', friendly_name: 'kitchen/light' });
+    expect(parseZigbee2mqttTopic('home/zigbee', 'home/zigbee/kitchen/light/availability', isKnown)).toEqual({
+      kind: 'availability',
+      friendly_name: 'kitchen/light',
+    });
     expect(parseZigbee2mqttTopic('home/zigbee', 'home/zigbee/bridge/devices', isKnown)).toEqual({ kind: 'bridge/devices' });
     expect(parseZigbee2mqttTopic('home/zigbee', 'home/kitchen', isKnown)).toBeNull();
   });
@@ -211,7 +219,11 @@ describe('asyncapi.yaml shape', () => {
       expect([0, 1, 2], `${id} qos`).toContain(qos);
     }
     // Every channel is the subject of at least one operation.
-    expect([...usedChannels].sort()).toEqual(Object.keys(channels).map((id) => `#/channels/${id}`).sort());
+    expect([...usedChannels].sort()).toEqual(
+      Object.keys(channels)
+        .map((id) => `#/channels/${id}`)
+        .sort(),
+    );
   });
 
   it('every channel message resolves to a component whose payload $ref is an existing schema file', () => {
@@ -286,6 +298,7 @@ describe('no topic strings outside src/protocol/topics.ts', () => {
   it('the literal scanner finds literals and skips comments', () => {
     expect(stringLiterals(`// 'homeclaw/in comment'\nconst a = "homeclaw/x"; /* "no" */ const b = \`t\${1}\`; const c = 'it\\'s';`)).toEqual([
       'homeclaw/x',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the template literal the scanner read, as text.
       't${1}',
       "it's",
     ]);
@@ -327,8 +340,27 @@ describe('topicMatches', () => {
 
 describe('isCommandTopic', () => {
   it('names the topics whose messages ask for an action, and no others', () => {
-    const commands = [topics.register(), topics.unregister(), topics.heartbeat('a'), topics.result('r1'), topics.channelIn('web'), topics.invoke('a'), topics.control('a'), topics.notify('a'), `${topics.coreStatus().split('/')[0]}/call/a/b`];
-    const others = [topics.coreStatus(), topics.status('a'), topics.registered('a'), topics.registeredInvalid(), topics.notified('a'), topics.channelOut('web'), topics.events('registry'), 'other/plugins/register'];
+    const commands = [
+      topics.register(),
+      topics.unregister(),
+      topics.heartbeat('a'),
+      topics.result('r1'),
+      topics.channelIn('web'),
+      topics.invoke('a'),
+      topics.control('a'),
+      topics.notify('a'),
+      `${topics.coreStatus().split('/')[0]}/call/a/b`,
+    ];
+    const others = [
+      topics.coreStatus(),
+      topics.status('a'),
+      topics.registered('a'),
+      topics.registeredInvalid(),
+      topics.notified('a'),
+      topics.channelOut('web'),
+      topics.events('registry'),
+      'other/plugins/register',
+    ];
     for (const topic of commands) expect(isCommandTopic(topic), topic).toBe(true);
     for (const topic of others) expect(isCommandTopic(topic), topic).toBe(false);
   });

@@ -17,35 +17,93 @@ const REQUEST_ID_MSG = 'must match pattern "^[A-Za-z0-9_-]{1,128}$"';
 
 const kinds: Record<TopicKind, KindCase> = {
   'core/status': {
-    good: [{ online: true, ts: now }, { online: false, ts: now }],
-    bad: [{ value: { online: 'yes' }, errors: [{ path: '/ts', message: 'is required' }, { path: '/online', message: 'must be boolean' }] }],
+    good: [
+      { online: true, ts: now },
+      { online: false, ts: now },
+    ],
+    bad: [
+      {
+        value: { online: 'yes' },
+        errors: [
+          { path: '/ts', message: 'is required' },
+          { path: '/online', message: 'must be boolean' },
+        ],
+      },
+    ],
   },
   register: {
-    good: [{ ...fixture('weather.plugin.yaml'), epoch: 3, heartbeat_interval_sec: 5 }, { name: 'x', epoch: 0 }],
+    good: [
+      { ...fixture('weather.plugin.yaml'), epoch: 3, heartbeat_interval_sec: 5 },
+      { name: 'x', epoch: 0 },
+    ],
     bad: [
       { value: { id: 'weather' }, errors: [{ path: '/epoch', message: 'is required' }] },
-      { value: { epoch: -1, heartbeat_interval_sec: 0 }, errors: [{ path: '/epoch', message: 'must be >= 0' }, { path: '/heartbeat_interval_sec', message: 'must be > 0' }] },
+      {
+        value: { epoch: -1, heartbeat_interval_sec: 0 },
+        errors: [
+          { path: '/epoch', message: 'must be >= 0' },
+          { path: '/heartbeat_interval_sec', message: 'must be > 0' },
+        ],
+      },
     ],
   },
   registered: {
-    good: [{ plugin_id: 'weather', ok: true }, { plugin_id: null, ok: false, errors: [{ path: '/id', message: 'id is required' }], client_id: 'c1' }],
-    bad: [{ value: { plugin_id: 'x', ok: false, errors: [{ path: 1 }] }, errors: [{ path: '/errors/0/message', message: 'is required' }, { path: '/errors/0/path', message: 'must be string' }] }],
+    good: [
+      { plugin_id: 'weather', ok: true },
+      { plugin_id: null, ok: false, errors: [{ path: '/id', message: 'id is required' }], client_id: 'c1' },
+    ],
+    bad: [
+      {
+        value: { plugin_id: 'x', ok: false, errors: [{ path: 1 }] },
+        errors: [
+          { path: '/errors/0/message', message: 'is required' },
+          { path: '/errors/0/path', message: 'must be string' },
+        ],
+      },
+    ],
   },
   unregister: {
     good: [{ plugin_id: 'weather' }],
     bad: [{ value: { plugin_id: 'a/b' }, errors: [{ path: '/plugin_id', message: PLUGIN_ID_MSG }] }],
   },
   status: {
-    good: [{ state: 'online', epoch: 1 }, { state: 'offline', epoch: 1, ts: now }],
-    bad: [{ value: { state: 'stale', epoch: 'one' }, errors: [{ path: '/state', message: 'must be one of: "online", "offline"' }, { path: '/epoch', message: 'must be number' }] }],
+    good: [
+      { state: 'online', epoch: 1 },
+      { state: 'offline', epoch: 1, ts: now },
+    ],
+    bad: [
+      {
+        value: { state: 'stale', epoch: 'one' },
+        errors: [
+          { path: '/state', message: 'must be one of: "online", "offline"' },
+          { path: '/epoch', message: 'must be number' },
+        ],
+      },
+    ],
   },
   heartbeat: {
     good: [{ epoch: 1, seq: 0, ts: now }],
-    bad: [{ value: { epoch: 1, seq: 1.5 }, errors: [{ path: '/ts', message: 'is required' }, { path: '/seq', message: 'must be integer' }] }],
+    bad: [
+      {
+        value: { epoch: 1, seq: 1.5 },
+        errors: [
+          { path: '/ts', message: 'is required' },
+          { path: '/seq', message: 'must be integer' },
+        ],
+      },
+    ],
   },
   invoke: {
     good: [
-      { request_id: 'r-1', plugin_id: 'weather', capability_id: 'fetch_weather', parameters: { city: 'Beijing' }, deadline: now, user_input: 'weather?', metadata: {} },
+      {
+        request_id: 'r-1',
+        plugin_id: 'weather',
+        capability_id: 'fetch_weather',
+        parameters: { city: 'Beijing' },
+        deadline: now,
+        user_input: 'weather?',
+        metadata: {},
+      },
     ],
     bad: [
       {
@@ -72,7 +130,11 @@ const kinds: Record<TopicKind, KindCase> = {
         errors: [
           { path: '/request_id', message: REQUEST_ID_MSG },
           { path: '/success', message: 'must be boolean' },
-          { path: '/error_code', message: 'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled", "forbidden", "confirmation_required"' },
+          {
+            path: '/error_code',
+            message:
+              'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled", "forbidden", "confirmation_required"',
+          },
         ],
       },
     ],
@@ -82,30 +144,64 @@ const kinds: Record<TopicKind, KindCase> = {
     bad: [{ value: { cmd: 'reboot' }, errors: [{ path: '/cmd', message: 'must be one of: "reregister"' }] }],
   },
   'channel/in': {
-    good: [{ user_id: 'u1', text: 'hi' }, { request_id: 'abc', user_id: 'u1', session_id: 's', text: 'hi', timezone: 'Europe/Berlin', metadata: { a: 1 } }],
-    bad: [{ value: { user_id: '', request_id: 'x/y' }, errors: [{ path: '/text', message: 'is required' }, { path: '/request_id', message: REQUEST_ID_MSG }, { path: '/user_id', message: 'must NOT have fewer than 1 characters' }] }],
+    good: [
+      { user_id: 'u1', text: 'hi' },
+      { request_id: 'abc', user_id: 'u1', session_id: 's', text: 'hi', timezone: 'Europe/Berlin', metadata: { a: 1 } },
+    ],
+    bad: [
+      {
+        value: { user_id: '', request_id: 'x/y' },
+        errors: [
+          { path: '/text', message: 'is required' },
+          { path: '/request_id', message: REQUEST_ID_MSG },
+          { path: '/user_id', message: 'must NOT have fewer than 1 characters' },
+        ],
+      },
+    ],
   },
   'channel/out': {
     good: [{ request_id: 'abc', user_id: 'u1', text: 'Which city?', kind: 'question', plugin_id: 'weather', capability_id: 'fetch_weather' }],
-    bad: [{ value: { request_id: 'abc', user_id: 'u1', text: 'x', kind: 'shout' }, errors: [{ path: '/kind', message: 'must be one of: "answer", "question", "error", "notification"' }] }],
+    bad: [
+      {
+        value: { request_id: 'abc', user_id: 'u1', text: 'x', kind: 'shout' },
+        errors: [{ path: '/kind', message: 'must be one of: "answer", "question", "error", "notification"' }],
+      },
+    ],
   },
   notify: {
-    good: [{ user_id: 'alice', text: 'Time to call mom.' }, { user_id: 'alice', text: 'x', notify_id: 'n-1' }],
+    good: [
+      { user_id: 'alice', text: 'Time to call mom.' },
+      { user_id: 'alice', text: 'x', notify_id: 'n-1' },
+    ],
     bad: [
-      { value: { user_id: '', text: '', extra: 1 }, errors: [
-        { path: '/user_id', message: 'must NOT have fewer than 1 characters' },
-        { path: '/text', message: 'must NOT have fewer than 1 characters' },
-        { path: '/extra', message: 'is not an allowed property' },
-      ] },
+      {
+        value: { user_id: '', text: '', extra: 1 },
+        errors: [
+          { path: '/user_id', message: 'must NOT have fewer than 1 characters' },
+          { path: '/text', message: 'must NOT have fewer than 1 characters' },
+          { path: '/extra', message: 'is not an allowed property' },
+        ],
+      },
     ],
   },
   notified: {
-    good: [{ ok: true, notify_id: 'n-1', user_id: 'alice', channel: 'telegram' }, { ok: false, error: 'no channel', error_code: 'no_channel' }],
+    good: [
+      { ok: true, notify_id: 'n-1', user_id: 'alice', channel: 'telegram' },
+      { ok: false, error: 'no channel', error_code: 'no_channel' },
+    ],
     bad: [{ value: { ok: 'yes' }, errors: [{ path: '/ok', message: 'must be boolean' }] }],
   },
   event: {
     good: [{ type: 'plugin.registered', plugin_id: 'weather', ts: now }, {}],
-    bad: [{ value: { type: '', plugin_id: 'A' }, errors: [{ path: '/type', message: 'must NOT have fewer than 1 characters' }, { path: '/plugin_id', message: PLUGIN_ID_MSG }] }],
+    bad: [
+      {
+        value: { type: '', plugin_id: 'A' },
+        errors: [
+          { path: '/type', message: 'must NOT have fewer than 1 characters' },
+          { path: '/plugin_id', message: PLUGIN_ID_MSG },
+        ],
+      },
+    ],
   },
   call: {
     good: [{ request_id: 'ha-1' }, { request_id: 'c0ffee', parameters: { city: 'Oslo' }, user_id: 'alice' }],
@@ -126,23 +222,70 @@ const kinds: Record<TopicKind, KindCase> = {
   },
   'call/invalid': {
     good: [{ topic: 'homeclaw/call/weather/forecast', success: false, error: 'payload is not valid JSON', error_code: 'invalid_params' }],
-    bad: [{ value: { topic: 't', success: true, error: 'x', error_code: 'nope' }, errors: [{ path: '/success', message: 'must be equal to constant' }, { path: '/error_code', message: 'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled", "forbidden", "confirmation_required"' }] }],
+    bad: [
+      {
+        value: { topic: 't', success: true, error: 'x', error_code: 'nope' },
+        errors: [
+          { path: '/success', message: 'must be equal to constant' },
+          {
+            path: '/error_code',
+            message:
+              'must be one of: "not_found", "invalid_params", "offline", "stale", "busy", "timeout", "plugin_error", "adapter_error", "cancelled", "forbidden", "confirmation_required"',
+          },
+        ],
+      },
+    ],
   },
   'ha/core-state': {
     good: [{ plugins_online: 3, plugins_total: 4, calls_per_minute: 0, retrieval: 'degraded', retrieval_reason: 'chroma down', ts: now }],
-    bad: [{ value: { plugins_online: -1, plugins_total: 4, calls_per_minute: 1, retrieval: 'fine', ts: now }, errors: [{ path: '/plugins_online', message: 'must be >= 0' }, { path: '/retrieval', message: 'must be one of: "ok", "degraded", "disabled"' }, { path: '/retrieval_reason', message: 'is required' }] }],
+    bad: [
+      {
+        value: { plugins_online: -1, plugins_total: 4, calls_per_minute: 1, retrieval: 'fine', ts: now },
+        errors: [
+          { path: '/plugins_online', message: 'must be >= 0' },
+          { path: '/retrieval', message: 'must be one of: "ok", "degraded", "disabled"' },
+          { path: '/retrieval_reason', message: 'is required' },
+        ],
+      },
+    ],
   },
   'ha/plugin-state': {
-    good: [{ state: 'online', reason: null, last_outcome: null, last_latency_ms: null, ts: now }, { state: 'stale', reason: 'no heartbeat', last_outcome: 'timeout', last_latency_ms: 30000, ts: now }],
-    bad: [{ value: { state: 'up', reason: null, last_outcome: null, ts: now }, errors: [{ path: '/last_latency_ms', message: 'is required' }, { path: '/state', message: 'must be one of: "online", "stale", "offline", "error"' }] }],
+    good: [
+      { state: 'online', reason: null, last_outcome: null, last_latency_ms: null, ts: now },
+      { state: 'stale', reason: 'no heartbeat', last_outcome: 'timeout', last_latency_ms: 30000, ts: now },
+    ],
+    bad: [
+      {
+        value: { state: 'up', reason: null, last_outcome: null, ts: now },
+        errors: [
+          { path: '/last_latency_ms', message: 'is required' },
+          { path: '/state', message: 'must be one of: "online", "stale", "offline", "error"' },
+        ],
+      },
+    ],
   },
   'ha/press': {
     good: ['PRESS'],
     bad: [{ value: 'press', errors: [{ path: '', message: 'must be equal to constant' }] }],
   },
   'ha/discovery': {
-    good: [{ dev: { ids: ['homeclaw_core'], name: 'HomeClaw Core' }, o: { name: 'HomeClaw Bus' }, cmps: { connectivity: { p: 'binary_sensor', unique_id: 'homeclaw_core_connectivity' } } }],
-    bad: [{ value: { dev: { ids: [] , name: 'x' }, o: {}, cmps: { a: { p: 'light', unique_id: 'u' } } }, errors: [{ path: '/dev/ids', message: 'must NOT have fewer than 1 items' }, { path: '/o/name', message: 'is required' }, { path: '/cmps/a/p', message: 'must be one of: "binary_sensor", "sensor", "button"' }] }],
+    good: [
+      {
+        dev: { ids: ['homeclaw_core'], name: 'HomeClaw Core' },
+        o: { name: 'HomeClaw Bus' },
+        cmps: { connectivity: { p: 'binary_sensor', unique_id: 'homeclaw_core_connectivity' } },
+      },
+    ],
+    bad: [
+      {
+        value: { dev: { ids: [], name: 'x' }, o: {}, cmps: { a: { p: 'light', unique_id: 'u' } } },
+        errors: [
+          { path: '/dev/ids', message: 'must NOT have fewer than 1 items' },
+          { path: '/o/name', message: 'is required' },
+          { path: '/cmps/a/p', message: 'must be one of: "binary_sensor", "sensor", "button"' },
+        ],
+      },
+    ],
   },
   'ha/status': {
     good: ['online', 'offline'],
@@ -150,8 +293,7 @@ const kinds: Record<TopicKind, KindCase> = {
   },
 };
 
-const byPath = (a: ValidationIssue, b: ValidationIssue): number =>
-  a.path === b.path ? a.message.localeCompare(b.message) : a.path.localeCompare(b.path);
+const byPath = (a: ValidationIssue, b: ValidationIssue): number => (a.path === b.path ? a.message.localeCompare(b.message) : a.path.localeCompare(b.path));
 
 describe('validatePayload', () => {
   it('has a schema and cases for every topic kind', () => {

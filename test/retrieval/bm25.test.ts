@@ -49,14 +49,21 @@ describe('fuse', () => {
     });
     expect(fused.map((f) => f.id)).toEqual(['b', 'a', 'c']);
     expect(fused.find((f) => f.id === 'a')?.dense).toBe(0.1); // not retrieved: the lowest retrieved similarity
-    const ties = fuse({ bm25: new Map([['y', 1], ['x', 1]]), dense: undefined, weights: { bm25: 0.3, dense: 0.7 } });
+    const ties = fuse({
+      bm25: new Map([
+        ['y', 1],
+        ['x', 1],
+      ]),
+      dense: undefined,
+      weights: { bm25: 0.3, dense: 0.7 },
+    });
     expect(ties.map((f) => f.id)).toEqual(['x', 'y']);
   });
 });
 
 describe('checkSearchRequest', () => {
   it('cuts long queries without splitting an emoji and validates k', () => {
-    const long = 'a'.repeat(MAX_QUERY_CHARS - 1) + '😀' + 'b'.repeat(100);
+    const long = `${'a'.repeat(MAX_QUERY_CHARS - 1)}😀${'b'.repeat(100)}`;
     const checked = checkSearchRequest(long, undefined, 5);
     expect(checked).toMatchObject({ ok: true, truncated: true, k: 5 });
     if (checked.ok) expect(checked.query).toBe('a'.repeat(MAX_QUERY_CHARS - 1));

@@ -47,7 +47,10 @@ describe('embedded Chroma', () => {
     const registry = newRegistry();
     for (const descriptor of HOME_PLUGINS) registry.register({ descriptor, owner: 'api' });
     const retrieval = await createRetrieval({
-      config: { ...retrievalConfig({ collection: 'homeclaw_plugins', url: '', data_dir: dataDir }), chroma: { url: null, port: 0, collection: 'homeclaw_plugins' } },
+      config: {
+        ...retrievalConfig({ collection: 'homeclaw_plugins', url: '', data_dir: dataDir }),
+        chroma: { url: null, port: 0, collection: 'homeclaw_plugins' },
+      },
       registry,
       log: silentLogger(),
       embedder: letters,

@@ -40,7 +40,9 @@ describe('embedding pool', () => {
     });
     // Concurrent queries share one worker call and each gets its own vector back.
     const queries = await Promise.all(texts.map((t) => pool.embed([t], { priority: 'query' })));
-    queries.forEach(([vector], i) => expect(cosine(vector!, direct[i]!)).toBeGreaterThan(0.9999));
+    queries.forEach(([vector], i) => {
+      expect(cosine(vector!, direct[i]!)).toBeGreaterThan(0.9999);
+    });
   });
 
   it('answers a query while a large indexing job is still being embedded', async () => {

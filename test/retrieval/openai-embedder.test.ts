@@ -42,7 +42,9 @@ beforeAll(async () => {
       const dimension = parsed.model === 'small' ? 16 : 48;
       // Answer out of order: the client must reorder by index.
       const data = parsed.input.map((text, index) => ({ object: 'embedding', index, embedding: vectorFor(text, dimension) })).reverse();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: parsed.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data, model: parsed.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -8,7 +8,11 @@ describe('documentFromId', () => {
     for (const descriptor of HOME_PLUGINS) {
       for (const doc of pluginDocuments(descriptor)) {
         const parsed = documentFromId(doc.id);
-        expect(parsed, doc.id).toEqual({ plugin_id: doc.plugin_id, kind: doc.kind, ...(doc.capability_id !== undefined ? { capability_id: doc.capability_id } : {}) });
+        expect(parsed, doc.id).toEqual({
+          plugin_id: doc.plugin_id,
+          kind: doc.kind,
+          ...(doc.capability_id !== undefined ? { capability_id: doc.capability_id } : {}),
+        });
       }
     }
   });

@@ -91,7 +91,10 @@ describe('the event loop never waits for the model', () => {
   it('counts plugins waiting to be embedded as the backlog during a registration burst', async () => {
     const { registry, retrieval } = await started();
     for (let i = 0; i < 40; i++) {
-      registry.register({ descriptor: plugin(`burst-${i}`, { description: `Burst plugin ${i} controls device ${i}`, examples: ['do the thing', `device ${i}`] }), owner: 'api' });
+      registry.register({
+        descriptor: plugin(`burst-${i}`, { description: `Burst plugin ${i} controls device ${i}`, examples: ['do the thing', `device ${i}`] }),
+        owner: 'api',
+      });
     }
     expect(retrieval.status().backlog).toBe(40);
     await retrieval.idle();

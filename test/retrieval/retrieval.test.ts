@@ -90,7 +90,13 @@ describe('hybrid search', () => {
 
   it('always includes pinned plugins and force-include rules, on top of k', async () => {
     const { registry, retrieval } = await setup({
-      extra: { pinned: ['music'], force_include: [{ pattern: '\\bgrocer', plugin_id: 'timer' }, { pattern: '([', plugin_id: 'x' }] },
+      extra: {
+        pinned: ['music'],
+        force_include: [
+          { pattern: '\\bgrocer', plugin_id: 'timer' },
+          { pattern: '([', plugin_id: 'x' },
+        ],
+      },
     });
     registerAll(registry);
     await retrieval.start();
@@ -197,7 +203,7 @@ describe('bad input', () => {
   });
 
   it('truncates a 100 KB query and still answers quickly', async () => {
-    const query = 'turn on the kitchen lights please. ' + 'blah '.repeat(20_000);
+    const query = `turn on the kitchen lights please. ${'blah '.repeat(20_000)}`;
     const started = Date.now();
     const response = await retrieval.search(query, { k: 3 });
     expect(Date.now() - started).toBeLessThan(5_000);

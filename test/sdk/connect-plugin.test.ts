@@ -181,7 +181,12 @@ describe('registration', () => {
     const before = core.registrations().length;
     const bad = await connectPlugin({
       url: broker.url,
-      descriptor: { id: 'Bad/Id', name: 'x', description: 'x', capabilities: [{ id: 'c', description: 'c', parameters: [{ name: 'p', type: 'color' as 'string' }] }] },
+      descriptor: {
+        id: 'Bad/Id',
+        name: 'x',
+        description: 'x',
+        capabilities: [{ id: 'c', description: 'c', parameters: [{ name: 'p', type: 'color' as 'string' }] }],
+      },
       handlers: { c: () => 'x' },
       log: silentSdkLogger(),
     }).catch((e: unknown) => e);
@@ -475,7 +480,12 @@ describe('reconnection', () => {
     await waitUntil(() => plugin.connected && plugin.stats().registrations >= 2, 10_000);
     expect(plugin.stats().connects).toBeGreaterThanOrEqual(2);
     // The online status is published again for the fresh broker.
-    expect(core.statuses(plugin.pluginId).slice(statusesBefore).some((s) => s.state === 'online' && s.epoch === plugin.epoch)).toBe(true);
+    expect(
+      core
+        .statuses(plugin.pluginId)
+        .slice(statusesBefore)
+        .some((s) => s.state === 'online' && s.epoch === plugin.epoch),
+    ).toBe(true);
     const { result } = await core.invoke(plugin.pluginId, 'forecast', { city: 'Kyiv' });
     expect(result.success).toBe(true);
   });

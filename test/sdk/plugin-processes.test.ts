@@ -12,7 +12,6 @@ import { startTestBroker, type TestBroker } from '../fixtures/sdk/broker.js';
 import { startChildPlugin, type ChildPlugin } from '../fixtures/sdk/child-plugin.js';
 import { FakeCore } from '../helpers/fake-core.js';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
 const at = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 const PYTHON = '/usr/bin/python3';
 
@@ -44,11 +43,7 @@ function start(command: string, args: string[]): ChildPlugin {
 }
 
 async function statusAfter(pluginId: string, index: number, timeoutMs = 10_000): Promise<PluginStatusMessage> {
-  const message = await core.waitFor(
-    (m) => m.topic === topics.status(pluginId) && core.statuses(pluginId).length > index,
-    timeoutMs,
-    true,
-  );
+  const message = await core.waitFor((m) => m.topic === topics.status(pluginId) && core.statuses(pluginId).length > index, timeoutMs, true);
   void message;
   return core.statuses(pluginId)[index]!;
 }
@@ -193,7 +188,12 @@ describe('shell example (mosquitto_sub / mosquitto_pub)', () => {
     expect(core.messages.some((m) => m.topic.endsWith('/a/b'))).toBe(false);
 
     await core.waitFor(() => core.heartbeats('shecho').length >= 2, 6000, true);
-    expect(core.heartbeats('shecho').slice(0, 2).map((b) => [b.seq, b.epoch])).toEqual([
+    expect(
+      core
+        .heartbeats('shecho')
+        .slice(0, 2)
+        .map((b) => [b.seq, b.epoch]),
+    ).toEqual([
       [1, registered['epoch']],
       [2, registered['epoch']],
     ]);

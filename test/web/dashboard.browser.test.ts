@@ -22,14 +22,23 @@ let aliceToken: string;
 const problems: string[] = [];
 const pages: Page[] = [];
 
-const ECHO = 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);process.stdout.write(JSON.stringify({success:true,text:r.capability_id+" done"}))})';
+const ECHO =
+  'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);process.stdout.write(JSON.stringify({success:true,text:r.capability_id+" done"}))})';
 const plugin = (id: string, requiresConfirmation = false): Record<string, unknown> => ({
   id,
   name: `Test ${id}`,
   description: `The ${id} test plugin.`,
   type: 'subprocess',
   config: { command: process.execPath, args: ['-e', ECHO] },
-  capabilities: [{ id: 'open', name: 'Open', description: 'Open it.', requires_confirmation: requiresConfirmation, parameters: [{ name: 'minutes', type: 'integer', required: false }] }],
+  capabilities: [
+    {
+      id: 'open',
+      name: 'Open',
+      description: 'Open it.',
+      requires_confirmation: requiresConfirmation,
+      parameters: [{ name: 'minutes', type: 'integer', required: false }],
+    },
+  ],
 });
 
 beforeAll(async () => {
@@ -227,17 +236,31 @@ describe('chat, search and recent invocations', () => {
     await page.getByRole('link', { name: 'Invocations' }).click();
     const order = page.locator('tr[data-entry]', { hasText: 'place_order' });
     await order.waitFor();
-    expect((await order.locator('td').allTextContents()).slice(1)).toEqual(['alice', 'dashboard', 'buy', 'place_order', 'ok', expect.stringMatching(/^\d+ ms$/)]);
+    expect((await order.locator('td').allTextContents()).slice(1)).toEqual([
+      'alice',
+      'dashboard',
+      'buy',
+      'place_order',
+      'ok',
+      expect.stringMatching(/^\d+ ms$/),
+    ]);
     await page.locator('[data-feed="live"]').waitFor();
     expect((await core.api('POST', '/v1/plugins/time/tools/now/run', { timezone: 'UTC' })).status).toBe(200);
-    await expect.poll(async () => (await page.locator('tr[data-entry]').first().locator('td').allTextContents()).slice(1, 5)).toEqual(['admin', 'http', 'time', 'now']);
+    await expect
+      .poll(async () => (await page.locator('tr[data-entry]').first().locator('td').allTextContents()).slice(1, 5))
+      .toEqual(['admin', 'http', 'time', 'now']);
   }, 120_000);
 });
 
 describe('Home Assistant ingress', () => {
   let proxy: IngressProxy;
   beforeAll(async () => {
-    proxy = await startIngressProxy({ target: core.httpUrl, sourceAddress: PROXY_ADDRESS, token: 'f2c1e0', user: { id: 'abc', name: 'pat', display_name: 'Pat Doe' } });
+    proxy = await startIngressProxy({
+      target: core.httpUrl,
+      sourceAddress: PROXY_ADDRESS,
+      token: 'f2c1e0',
+      user: { id: 'abc', name: 'pat', display_name: 'Pat Doe' },
+    });
   });
   afterAll(async () => {
     await proxy?.close();

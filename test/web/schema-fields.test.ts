@@ -23,7 +23,7 @@ const CAPABILITY: CapabilitySpec = {
 };
 
 describe('formOf', () => {
-  it('turns the Core\'s own capability schema into one field per parameter', () => {
+  it("turns the Core's own capability schema into one field per parameter", () => {
     const form = formOf(capabilityInputSchema(CAPABILITY));
     expect(form.extra).toBe(false);
     expect(form.fields.map((f) => [f.name, f.kind, f.required])).toEqual([
@@ -54,7 +54,16 @@ describe('collectParameters', () => {
   const form = formOf(capabilityInputSchema(CAPABILITY));
 
   it('converts every field to its type and leaves out empty optional ones', () => {
-    const collected = collectParameters(form, { celsius: '21.5', count: '', on: 'false', mode: optionText('eco'), level: optionText(2), rooms: '["kitchen"]', options: '{"fast": true}', note: '' });
+    const collected = collectParameters(form, {
+      celsius: '21.5',
+      count: '',
+      on: 'false',
+      mode: optionText('eco'),
+      level: optionText(2),
+      rooms: '["kitchen"]',
+      options: '{"fast": true}',
+      note: '',
+    });
     expect(collected).toEqual({ ok: true, parameters: { celsius: 21.5, on: false, mode: 'eco', level: 2, rooms: ['kitchen'], options: { fast: true } } });
   });
 
@@ -67,7 +76,14 @@ describe('collectParameters', () => {
     const collected = collectParameters(form, { celsius: 'warm', count: '2.5', on: '', rooms: '{"a":1}', options: '[', level: '"7"' });
     expect(collected).toEqual({
       ok: false,
-      errors: { celsius: 'must be a number', count: 'must be a whole number', on: 'required', rooms: 'must be a JSON array, e.g. ["a", "b"]', options: 'is not valid JSON', level: 'pick one of the values' },
+      errors: {
+        celsius: 'must be a number',
+        count: 'must be a whole number',
+        on: 'required',
+        rooms: 'must be a JSON array, e.g. ["a", "b"]',
+        options: 'is not valid JSON',
+        level: 'pick one of the values',
+      },
     });
   });
 

@@ -72,7 +72,12 @@ export async function probe<T>(path: string, candidate: string | undefined): Pro
 }
 
 /** Direct invoke: a failed call still answers with a PluginResult, whatever its status. */
-export async function runCapability(pluginId: string, capabilityId: string, parameters: Record<string, unknown>, confirmed: boolean): Promise<{ status: number; result: PluginResult }> {
+export async function runCapability(
+  pluginId: string,
+  capabilityId: string,
+  parameters: Record<string, unknown>,
+  confirmed: boolean,
+): Promise<{ status: number; result: PluginResult }> {
   const query = confirmed ? '?confirmed=true' : '';
   const response = await call('POST', `v1/plugins/${encodeURIComponent(pluginId)}/tools/${encodeURIComponent(capabilityId)}/run${query}`, parameters);
   const body = (await response.json().catch(() => undefined)) as (PluginResult & { message?: string }) | undefined;

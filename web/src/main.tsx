@@ -90,7 +90,8 @@ function Shell(props: { session: Session; onSignOut: () => void }) {
   }, [feed]);
 
   const nav = admin ? ADMIN_NAV : USER_NAV;
-  const page = route.page === 'home' || !nav.some((item) => item.pages.includes(route.page)) ? (admin ? { page: 'plugins' as const } : { page: 'chat' as const }) : route;
+  const page =
+    route.page === 'home' || !nav.some((item) => item.pages.includes(route.page)) ? (admin ? { page: 'plugins' as const } : { page: 'chat' as const }) : route;
 
   return (
     <div class="shell">
@@ -101,7 +102,12 @@ function Shell(props: { session: Session; onSignOut: () => void }) {
         </a>
         <nav aria-label="Pages">
           {nav.map((item) => (
-            <a key={item.route} href={href(item.route)} class={item.pages.includes(page.page) ? 'active' : ''} aria-current={item.pages.includes(page.page) ? 'page' : undefined}>
+            <a
+              key={item.route}
+              href={href(item.route)}
+              class={item.pages.includes(page.page) ? 'active' : ''}
+              aria-current={item.pages.includes(page.page) ? 'page' : undefined}
+            >
               {item.label}
             </a>
           ))}

@@ -30,7 +30,7 @@ export function underIngress(path = location.pathname): boolean {
 export async function signIn(token: string): Promise<SignInResult> {
   const candidate = token.trim();
   if (candidate === '') return { ok: false, message: 'Enter a token.' };
-  let answer;
+  let answer: Awaited<ReturnType<typeof probe<Whoami>>>;
   try {
     answer = await probe<Whoami>('api/whoami', candidate);
   } catch {

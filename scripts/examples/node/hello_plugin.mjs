@@ -17,7 +17,11 @@ const { values } = parseArgs({
 
 // Signal handlers first: a stop request during startup still ends the process cleanly.
 let plugin;
-const stop = () => (plugin ? plugin.close() : Promise.resolve()).then(() => process.exit(0), () => process.exit(1));
+const stop = () =>
+  (plugin ? plugin.close() : Promise.resolve()).then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 

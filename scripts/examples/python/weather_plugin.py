@@ -4,7 +4,7 @@ built-in table, no network needed.
 
     /usr/bin/python3 scripts/examples/python/weather_plugin.py --url mqtt://127.0.0.1:1883 --id pyweather
 
-What every plugin does on the bus (plan §3): connect with a stable client id, a will and TCP_NODELAY;
+What every plugin does on the bus: connect with a stable client id, a will and TCP_NODELAY;
 subscribe to its own registered/invoke/control topics and the Core status; publish its retained
 status and its descriptor; heartbeat; answer each invoke on result/<request_id>; re-register when the
 Core is reborn or asks for it.
@@ -154,7 +154,7 @@ class Plugin:
     # --- connection -------------------------------------------------------------------------------
 
     def on_socket_open(self, client, userdata, sock):
-        # QoS 1 round trips stall ~40-200 ms behind Nagle's algorithm without this (plan §5).
+        # QoS 1 round trips stall ~40-200 ms behind Nagle's algorithm without this.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def on_connect(self, client, userdata, flags, rc, *rest):  # rest: paho 2.x properties

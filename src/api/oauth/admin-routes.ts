@@ -5,6 +5,7 @@ import { OAuthClientError, type OAuthClient } from '../../access/oauth-clients.j
 import { isUserId } from '../../access/user-id.js';
 import { sendError } from '../errors.js';
 import type { OAuthContext } from './context.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 function answerError(reply: FastifyReply, err: unknown): FastifyReply {
   if (err instanceof OAuthClientError) return sendError(reply, err.status, err.message);
@@ -22,9 +23,15 @@ export function registerOAuthAdminRoutes(app: FastifyInstance, context: OAuthCon
 
   app.post('/api/oauth/clients', async (request, reply) => {
     const body = request.body;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return sendError(reply, 400, 'the body must be {"name": "...", "redirect_uris": ["..."]}');
+    if (!isPlainObject(body)) return sendError(reply, 400, 'the body must be {"name": "...", "redirect_uris": ["..."]}');
     const extra = unknownFields(body as Record<string, unknown>, ['name', 'redirect_uris']);
-    if (extra.length > 0) return sendError(reply, 400, `unknown field "${extra[0]}"`, extra.map((key) => ({ path: `/${key}`, message: `unknown field "${key}"` })));
+    if (extra.length > 0)
+      return sendError(
+        reply,
+        400,
+        `unknown field "${extra[0]}"`,
+        extra.map((key) => ({ path: `/${key}`, message: `unknown field "${key}"` })),
+      );
     try {
       const input = body as { name?: unknown; redirect_uris?: unknown };
       const { client, client_secret } = clients.add({ name: input.name, redirect_uris: input.redirect_uris, source: 'cli' });
@@ -60,7 +67,8 @@ export function registerOAuthAdminRoutes(app: FastifyInstance, context: OAuthCon
     if (body.client === undefined && body.user_id === undefined && body.all !== true) {
       return sendError(reply, 400, 'say what to revoke: client, user_id, or "all": true');
     }
-    if (body.user_id !== undefined && !isUserId(body.user_id)) return sendError(reply, 400, 'user_id must be a user id', [{ path: '/user_id', message: 'not a user id' }]);
+    if (body.user_id !== undefined && !isUserId(body.user_id))
+      return sendError(reply, 400, 'user_id must be a user id', [{ path: '/user_id', message: 'not a user id' }]);
     let clientId: string | undefined;
     if (body.client !== undefined) {
       if (typeof body.client !== 'string') return sendError(reply, 400, 'client must be a client id or name');

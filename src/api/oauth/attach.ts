@@ -70,7 +70,15 @@ export function attachOAuth(deps: OAuthDeps): OAuthServer {
     log,
   };
 
-  deps.http.addPublicPaths([AUTHORIZATION_SERVER_METADATA_PATH, ...RESOURCE_METADATA_PATHS, ...PROBED_PATHS, '/oauth/authorize', '/oauth/token', '/oauth/revoke', '/oauth/register']);
+  deps.http.addPublicPaths([
+    AUTHORIZATION_SERVER_METADATA_PATH,
+    ...RESOURCE_METADATA_PATHS,
+    ...PROBED_PATHS,
+    '/oauth/authorize',
+    '/oauth/token',
+    '/oauth/revoke',
+    '/oauth/register',
+  ]);
   deps.http.addBearerScheme({ appliesTo: (path) => path === RESOURCE_PATH, verify: (token) => grants.verifyAccess(token)?.principal });
   deps.http.onUnauthorized(mcpUnauthorized(context));
   void deps.http.app.register(async (scope) => {

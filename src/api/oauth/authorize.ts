@@ -7,7 +7,13 @@
 // errors are shown on an error page and NEVER redirected (an unregistered redirect URI may be an
 // attacker's). After that, errors go back to the client's redirect URI with error=... and the state.
 // The POST repeats every check from scratch: the hidden fields are the client's input, not the Core's.
-import { InvalidRequestError, InvalidScopeError, InvalidTargetError, OAuthError, UnsupportedResponseTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {
+  InvalidRequestError,
+  InvalidScopeError,
+  InvalidTargetError,
+  type OAuthError,
+  UnsupportedResponseTypeError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthClient } from '../../access/oauth-clients.js';
 import type { Approver } from '../../access/oauth-grants.js';
@@ -25,14 +31,27 @@ const CARRIED = ['client_id', 'redirect_uri', 'response_type', 'code_challenge',
 type Checked =
   | { kind: 'page'; status: number; title: string; message: string }
   | { kind: 'redirect'; redirect_uri: string; error: OAuthError; state?: string }
-  | { kind: 'ok'; client: OAuthClient; redirect_uri: string; redirect_uri_given: boolean; code_challenge: string; state?: string; hidden: Record<string, string> };
+  | {
+      kind: 'ok';
+      client: OAuthClient;
+      redirect_uri: string;
+      redirect_uri_given: boolean;
+      code_challenge: string;
+      state?: string;
+      hidden: Record<string, string>;
+    };
 
 function check(params: Record<string, string>, context: OAuthContext, urls: ServerUrls): Checked {
   const clientId = params['client_id'];
   if (!clientId) return { kind: 'page', status: 400, title: 'No client', message: 'The request names no client (client_id is missing).' };
   const client = context.clients.get(clientId);
   if (!client) {
-    return { kind: 'page', status: 400, title: 'Unknown client', message: `No OAuth client "${clientId}" is registered with HomeClaw (it may have been removed). Add it with: homeclaw oauth clients add <name> --redirect-uri <uri>` };
+    return {
+      kind: 'page',
+      status: 400,
+      title: 'Unknown client',
+      message: `No OAuth client "${clientId}" is registered with HomeClaw (it may have been removed). Add it with: homeclaw oauth clients add <name> --redirect-uri <uri>`,
+    };
   }
   const given = params['redirect_uri'];
   let redirect_uri: string;
@@ -49,7 +68,12 @@ function check(params: Record<string, string>, context: OAuthContext, urls: Serv
   } else if (client.redirect_uris.length === 1) {
     redirect_uri = client.redirect_uris[0] as string;
   } else {
-    return { kind: 'page', status: 400, title: 'Redirect URI missing', message: `The client "${client.name}" has several redirect URIs; the request must name one (redirect_uri).` };
+    return {
+      kind: 'page',
+      status: 400,
+      title: 'Redirect URI missing',
+      message: `The client "${client.name}" has several redirect URIs; the request must name one (redirect_uri).`,
+    };
   }
 
   const state = params['state'];
@@ -70,7 +94,15 @@ function check(params: Record<string, string>, context: OAuthContext, urls: Serv
     const value = params[key];
     if (value !== undefined) hidden[key] = value;
   }
-  return { kind: 'ok', client, redirect_uri, redirect_uri_given: given !== undefined, code_challenge: challenge, ...(state !== undefined ? { state } : {}), hidden };
+  return {
+    kind: 'ok',
+    client,
+    redirect_uri,
+    redirect_uri_given: given !== undefined,
+    code_challenge: challenge,
+    ...(state !== undefined ? { state } : {}),
+    hidden,
+  };
 }
 
 function redirectTo(reply: FastifyReply, redirectUri: string, params: Record<string, string>): FastifyReply {
@@ -118,10 +150,17 @@ export function registerAuthorizeRoutes(app: FastifyInstance, context: OAuthCont
     const urls = serverUrls(request, context);
     const checked = check(params, context, urls);
     if (checked.kind !== 'ok') {
-      log.warn({ ip: request.ip, client_id: params['client_id'], problem: checked.kind === 'page' ? checked.message : checked.error.message }, 'OAuth authorization request refused');
+      log.warn(
+        { ip: request.ip, client_id: params['client_id'], problem: checked.kind === 'page' ? checked.message : checked.error.message },
+        'OAuth authorization request refused',
+      );
       return answerProblem(reply, checked, urls);
     }
-    return sendPage(reply, 200, consentPage({ client_name: checked.client.name, client_id: checked.client.client_id, redirect_uri: checked.redirect_uri, hidden: checked.hidden }));
+    return sendPage(
+      reply,
+      200,
+      consentPage({ client_name: checked.client.name, client_id: checked.client.client_id, redirect_uri: checked.redirect_uri, hidden: checked.hidden }),
+    );
   });
 
   app.post('/oauth/authorize', async (request, reply) => {
@@ -129,7 +168,11 @@ export function registerAuthorizeRoutes(app: FastifyInstance, context: OAuthCont
     if (blocked > 0) {
       log.warn({ ip: request.ip }, 'OAuth consent refused: too many wrong tokens from this address');
       const minutes = Math.ceil(blocked / 60_000);
-      return sendPage(reply.header('retry-after', String(Math.ceil(blocked / 1000))), 429, errorPage('Too many attempts', `Too many wrong tokens from this address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`));
+      return sendPage(
+        reply.header('retry-after', String(Math.ceil(blocked / 1000))),
+        429,
+        errorPage('Too many attempts', `Too many wrong tokens from this address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`),
+      );
     }
     const params = readParams(request, reply, 'body');
     if (!params) return reply;
@@ -140,11 +183,27 @@ export function registerAuthorizeRoutes(app: FastifyInstance, context: OAuthCont
     const state: Record<string, string> = checked.state !== undefined ? { state: checked.state } : {};
     if (params['decision'] !== 'allow') {
       log.info({ client_id: client.client_id, ip: request.ip }, 'OAuth consent denied');
-      return redirectTo(reply, checked.redirect_uri, { error: 'access_denied', error_description: 'the person at the consent page denied access', ...state, iss: urls.issuer });
+      return redirectTo(reply, checked.redirect_uri, {
+        error: 'access_denied',
+        error_description: 'the person at the consent page denied access',
+        ...state,
+        iss: urls.issuer,
+      });
     }
     const actAs = (params['act_as'] ?? '').trim();
     const again = (status: number, error: string): FastifyReply =>
-      sendPage(reply, status, consentPage({ client_name: client.name, client_id: client.client_id, redirect_uri: checked.redirect_uri, hidden: checked.hidden, error, act_as: actAs }));
+      sendPage(
+        reply,
+        status,
+        consentPage({
+          client_name: client.name,
+          client_id: client.client_id,
+          redirect_uri: checked.redirect_uri,
+          hidden: checked.hidden,
+          error,
+          act_as: actAs,
+        }),
+      );
     const identified = context.identifyToken((params['token'] ?? '').trim());
     if (!identified) {
       context.consentFailures.fail(request.ip);

@@ -15,7 +15,7 @@ export interface ConsentView {
   act_as?: string;
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 }
 
@@ -30,22 +30,22 @@ button.allow{background:#1f6feb;color:#fff;border-color:#1f6feb}code{word-break:
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)}</title><style>${STYLE}</style></head>
+<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
 <body><main>${body}</main></body></html>
 `;
 }
 
 export function consentPage(view: ConsentView): string {
-  const name = escape(view.client_name);
+  const name = escapeHtml(view.client_name);
   const hidden = Object.entries(view.hidden)
-    .map(([key, value]) => `<input type="hidden" name="${escape(key)}" value="${escape(value)}">`)
+    .map(([key, value]) => `<input type="hidden" name="${escapeHtml(key)}" value="${escapeHtml(value)}">`)
     .join('\n');
   return page(
     'Allow access to HomeClaw',
     `<h1>Allow “${name}” to use HomeClaw?</h1>
-<p>The client <strong>${name}</strong> (<code>${escape(view.client_id)}</code>) asks to call HomeClaw's tools over MCP.
-After your answer the browser goes back to <code>${escape(view.redirect_uri)}</code>.</p>
-${view.error ? `<p class="error" role="alert">${escape(view.error)}</p>` : ''}
+<p>The client <strong>${name}</strong> (<code>${escapeHtml(view.client_id)}</code>) asks to call HomeClaw's tools over MCP.
+After your answer the browser goes back to <code>${escapeHtml(view.redirect_uri)}</code>.</p>
+${view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : ''}
 <form method="post" action="/oauth/authorize">
 ${hidden}
 <label for="token">Your HomeClaw token</label>
@@ -53,7 +53,7 @@ ${hidden}
 <p class="hint">A user token (<code>homeclaw users add &lt;id&gt;</code>): the client then acts as you, under your policy.
 The admin token: the client acts as the admin, or as the user named below.</p>
 <label for="act_as">Act as user (admin token only)</label>
-<input id="act_as" name="act_as" value="${escape(view.act_as ?? '')}" placeholder="empty: the admin, with every tool" autocomplete="off">
+<input id="act_as" name="act_as" value="${escapeHtml(view.act_as ?? '')}" placeholder="empty: the admin, with every tool" autocomplete="off">
 <div class="buttons"><button class="allow" type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button></div>
 </form>`,
@@ -61,7 +61,7 @@ The admin token: the client acts as the admin, or as the user named below.</p>
 }
 
 export function errorPage(title: string, message: string): string {
-  return page(title, `<h1>${escape(title)}</h1><p class="error">${escape(message)}</p><p class="hint">Nothing was sent back to the client.</p>`);
+  return page(title, `<h1>${escapeHtml(title)}</h1><p class="error">${escapeHtml(message)}</p><p class="hint">Nothing was sent back to the client.</p>`);
 }
 
 /** Sends an HTML page with the headers every page of the authorization server carries. */

@@ -3,6 +3,7 @@
 // A parameter given twice is an error (RFC 6749 §3.1): which copy counted could differ between checks.
 import { InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { FastifyInstance } from 'fastify';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 /** A parsed form body: the parameters, and those that appeared more than once. */
 export class FormBody {
@@ -37,7 +38,7 @@ export function paramsOf(body: unknown): Record<string, string> {
     if (body.repeated.length > 0) throw new InvalidRequestError(`parameter ${body.repeated.map((k) => `"${k}"`).join(', ')} given more than once`);
     return body.params;
   }
-  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+  if (isPlainObject(body)) {
     const params: Record<string, string> = {};
     for (const [key, value] of Object.entries(body)) {
       if (typeof value === 'string') params[key] = value;

@@ -60,7 +60,10 @@ export function mcpUnauthorized(context: OAuthContext): UnauthorizedResponder {
       const message = presented
         ? 'invalid or expired bearer token: use the admin token, a user token, or an OAuth access token (refresh it, or authorize again)'
         : 'missing bearer token: use the admin token, a user token, or OAuth (see the resource metadata in WWW-Authenticate)';
-      return reply.code(401).header('www-authenticate', `Bearer ${parts.join(', ')}`).send(errorBody(401, message));
+      return reply
+        .code(401)
+        .header('www-authenticate', `Bearer ${parts.join(', ')}`)
+        .send(errorBody(401, message));
     },
   };
 }

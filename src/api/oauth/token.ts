@@ -6,7 +6,7 @@ import {
   InvalidClientError,
   InvalidRequestError,
   InvalidTargetError,
-  OAuthError,
+  type OAuthError,
   UnsupportedGrantTypeError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -37,7 +37,8 @@ function authenticateClient(request: FastifyRequest, params: Record<string, stri
   let secret: string | undefined;
   const basic = typeof header === 'string' && /^basic /i.test(header);
   if (basic) {
-    if (params['client_secret'] !== undefined) throw new ClientAuthError(new InvalidRequestError('use one client authentication method: HTTP Basic or client_secret in the body, not both'), true);
+    if (params['client_secret'] !== undefined)
+      throw new ClientAuthError(new InvalidRequestError('use one client authentication method: HTTP Basic or client_secret in the body, not both'), true);
     let decoded: string;
     try {
       decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
@@ -76,7 +77,11 @@ function answer(reply: FastifyReply, outcome: Outcome<IssuedTokens>): FastifyRep
 export function registerTokenRoutes(app: FastifyInstance, context: OAuthContext): void {
   const log = context.log;
   const errorHandler = oauthErrorHandler(log);
-  const withClient = async (request: FastifyRequest, reply: FastifyReply, then: (client: OAuthClient, params: Record<string, string>) => Promise<FastifyReply>) => {
+  const withClient = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    then: (client: OAuthClient, params: Record<string, string>) => Promise<FastifyReply>,
+  ) => {
     let params: Record<string, string>;
     let client: OAuthClient;
     try {
@@ -93,7 +98,8 @@ export function registerTokenRoutes(app: FastifyInstance, context: OAuthContext)
     withClient(request, reply, async (client, params) => {
       const urls = serverUrls(request, context);
       const resource = params['resource'];
-      if (resource !== undefined && !isOurResource(resource, urls)) return sendOAuthError(reply, new InvalidTargetError(`this server protects only ${urls.resource}`));
+      if (resource !== undefined && !isOurResource(resource, urls))
+        return sendOAuthError(reply, new InvalidTargetError(`this server protects only ${urls.resource}`));
       const grantType = params['grant_type'];
       let outcome: Outcome<IssuedTokens>;
       if (grantType === 'authorization_code') {
@@ -101,17 +107,27 @@ export function registerTokenRoutes(app: FastifyInstance, context: OAuthContext)
         const verifier = params['code_verifier'];
         if (!code) return sendOAuthError(reply, new InvalidRequestError('code is required'));
         if (!verifier) return sendOAuthError(reply, new InvalidRequestError('code_verifier is required (PKCE)'));
-        if (!VERIFIER.test(verifier)) return sendOAuthError(reply, new InvalidRequestError('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636)'));
+        if (!VERIFIER.test(verifier))
+          return sendOAuthError(reply, new InvalidRequestError('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636)'));
         outcome = await context.grants.exchangeCode(client.client_id, code, verifier, params['redirect_uri']);
       } else if (grantType === 'refresh_token') {
         const refresh = params['refresh_token'];
         if (!refresh) return sendOAuthError(reply, new InvalidRequestError('refresh_token is required'));
         outcome = context.grants.refresh(client.client_id, refresh, params['scope']);
       } else {
-        return sendOAuthError(reply, grantType ? new UnsupportedGrantTypeError(`grant_type "${grantType}" is not supported (authorization_code, refresh_token)`) : new InvalidRequestError('grant_type is required'));
+        return sendOAuthError(
+          reply,
+          grantType
+            ? new UnsupportedGrantTypeError(`grant_type "${grantType}" is not supported (authorization_code, refresh_token)`)
+            : new InvalidRequestError('grant_type is required'),
+        );
       }
       if (outcome.ok) log.info({ client_id: client.client_id, grant_type: grantType }, 'OAuth tokens issued');
-      else if (outcome.revoked) log.warn({ client_id: client.client_id, grant_type: grantType, grant_id: outcome.revoked, reason: outcome.error.message }, 'OAuth grant revoked: a code or token was replayed or misused');
+      else if (outcome.revoked)
+        log.warn(
+          { client_id: client.client_id, grant_type: grantType, grant_id: outcome.revoked, reason: outcome.error.message },
+          'OAuth grant revoked: a code or token was replayed or misused',
+        );
       else log.info({ client_id: client.client_id, grant_type: grantType, reason: outcome.error.message }, 'OAuth token request refused');
       return answer(reply, outcome);
     }),

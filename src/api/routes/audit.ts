@@ -25,7 +25,8 @@ export function parseAuditQuery(query: Record<string, unknown>, now = Date.now()
   for (const key of TEXT_FILTERS) {
     const raw = query[key];
     if (raw === undefined || Array.isArray(raw)) continue;
-    if (typeof raw !== 'string' || raw === '' || raw.length > 256) errors.push({ path: `/${key}`, message: `${key} must be a non-empty string of at most 256 characters` });
+    if (typeof raw !== 'string' || raw === '' || raw.length > 256)
+      errors.push({ path: `/${key}`, message: `${key} must be a non-empty string of at most 256 characters` });
     else value[key] = raw;
   }
   for (const key of ['since', 'until'] as const) {
@@ -38,7 +39,8 @@ export function parseAuditQuery(query: Record<string, unknown>, now = Date.now()
   const limit = query.limit;
   if (limit !== undefined && !Array.isArray(limit)) {
     const n = typeof limit === 'string' && /^\d{1,6}$/.test(limit) ? Number(limit) : NaN;
-    if (!Number.isInteger(n) || n < 1 || n > MAX_AUDIT_QUERY_LIMIT) errors.push({ path: '/limit', message: `limit must be a whole number from 1 to ${MAX_AUDIT_QUERY_LIMIT}` });
+    if (!Number.isInteger(n) || n < 1 || n > MAX_AUDIT_QUERY_LIMIT)
+      errors.push({ path: '/limit', message: `limit must be a whole number from 1 to ${MAX_AUDIT_QUERY_LIMIT}` });
     else value.limit = n;
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value };

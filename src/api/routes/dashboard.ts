@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from '../../log.js';
-import { findPackageRoot } from '../../package-root.js';
+import { findPackageRoot } from '../../kit/package-root.js';
 
 export interface DashboardRoutesDeps {
   /** The built dashboard (index.html + assets/); default <package root>/dist/web. */

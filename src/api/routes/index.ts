@@ -105,7 +105,16 @@ export async function registerRoutes(http: HttpServer, deps: CoreRoutesDeps): Pr
   });
   if (config.oauth.enabled) {
     const listenerHost = (): string => listenerAuthority(app.server, config.http.host, config.http.port);
-    attachOAuth({ http, db: deps.db, users: deps.users, adminToken: deps.adminToken, settings: config.oauth, public_url: config.http.public_url, listenerHost, log });
+    attachOAuth({
+      http,
+      db: deps.db,
+      users: deps.users,
+      adminToken: deps.adminToken,
+      settings: config.oauth,
+      public_url: config.http.public_url,
+      listenerHost,
+      log,
+    });
   }
   if (config.openai_endpoint.enabled) {
     const sessions = new OpenAiSessions(deps.db, config.openai_endpoint.session_ttl_sec * 1000);
@@ -135,10 +144,12 @@ async function pluginHealth(adapters: AdapterMap, record: PluginRecord): Promise
 function transferPluginId(deps: CoreRoutesDeps, pluginId: string, name: string): ReturnType<NonNullable<PluginRoutesDeps['transfer']>> {
   const credential = deps.credentials.get(name);
   if (!credential) return { ok: false, status: 400, error: `no credential "${name}"; create it with: homeclaw credentials add ${name} --role plugin` };
-  if (credential.role !== 'plugin') return { ok: false, status: 400, error: `credential "${name}" has role ${credential.role}; a plugin id can only go to a plugin credential` };
+  if (credential.role !== 'plugin')
+    return { ok: false, status: 400, error: `credential "${name}" has role ${credential.role}; a plugin id can only go to a plugin credential` };
   const record = deps.registry.get(pluginId);
   if (!record) return { ok: false, status: 404, error: `no plugin "${pluginId}" is registered` };
-  if (record.descriptor.type !== 'mqtt') return { ok: false, status: 409, error: `plugin "${pluginId}" is a ${record.descriptor.type} plugin; only MQTT plugins log in with a credential` };
+  if (record.descriptor.type !== 'mqtt')
+    return { ok: false, status: 409, error: `plugin "${pluginId}" is a ${record.descriptor.type} plugin; only MQTT plugins log in with a credential` };
   const moved = deps.registry.transfer(pluginId, credentialOwner(name));
   return moved.ok ? { ok: true, owner: moved.record.owner, previous_owner: moved.previous_owner } : { ok: false, status: 409, error: moved.error };
 }

@@ -47,7 +47,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Mcp
   const idleMs = deps.session_idle_timeout_ms ?? 30 * 60_000;
   const log = deps.log.child({ room: 'api', route: path });
   const sessions = new Map<string, Session>();
-  const serverDeps: McpServerDeps = { ...deps, outputCheck: deps.outputCheck ?? new OutputSchemaCheck(), inputSchemas: deps.inputSchemas ?? new InputSchemaCache() };
+  const serverDeps: McpServerDeps = {
+    ...deps,
+    outputCheck: deps.outputCheck ?? new OutputSchemaCheck(),
+    inputSchemas: deps.inputSchemas ?? new InputSchemaCache(),
+  };
 
   const closeSession = async (id: string, why: string): Promise<void> => {
     const session = sessions.get(id);

@@ -7,6 +7,7 @@ import { principalOf, USER_ROUTE } from '../principal-auth.js';
 import type { ConversationEngine, UserMessage } from '../../conversation/engine.js';
 import { explainBadId, isChannelId, isRequestId } from '../../protocol/ids.js';
 import type { ChannelMessageOut, ValidationIssue } from '../../protocol/types.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export interface MessageRoutesOptions {
   engine: ConversationEngine;
@@ -21,12 +22,23 @@ type MessageBody = UserMessage & { async?: boolean };
 
 const OPTIONAL_STRINGS = ['session_id', 'user_name', 'timezone', 'location', 'channel_type', 'app_id'] as const;
 const KNOWN_FIELDS = new Set([
-  'channel', 'user_id', 'session_id', 'text', 'request_id', 'user_name', 'timezone', 'location', 'channel_type', 'app_id', 'metadata', 'async',
+  'channel',
+  'user_id',
+  'session_id',
+  'text',
+  'request_id',
+  'user_name',
+  'timezone',
+  'location',
+  'channel_type',
+  'app_id',
+  'metadata',
+  'async',
 ]);
 
 /** Every problem of the body at once, so a client fixes them in one go. */
 export function checkMessageBody(body: unknown): { ok: true; value: MessageBody } | { ok: false; errors: ValidationIssue[] } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+  if (!isPlainObject(body)) {
     return { ok: false, errors: [{ path: '', message: 'the body must be a JSON object {channel, user_id, session_id?, text}' }] };
   }
   const value = body as Record<string, unknown>;
@@ -42,11 +54,15 @@ export function checkMessageBody(body: unknown): { ok: true; value: MessageBody 
     if (value[field] !== undefined && typeof value[field] !== 'string') errors.push({ path: `/${field}`, message: `${field} must be a string` });
   }
   // The same bounds as channel-message-in.schema.json: these travel to every plugin called.
-  for (const [field, max] of [['channel_type', 64], ['app_id', 128]] as const) {
+  for (const [field, max] of [
+    ['channel_type', 64],
+    ['app_id', 128],
+  ] as const) {
     const text = value[field];
-    if (typeof text === 'string' && (text.length === 0 || text.length > max)) errors.push({ path: `/${field}`, message: `${field} must be 1-${max} characters` });
+    if (typeof text === 'string' && (text.length === 0 || text.length > max))
+      errors.push({ path: `/${field}`, message: `${field} must be 1-${max} characters` });
   }
-  if (value.metadata !== undefined && (value.metadata === null || typeof value.metadata !== 'object' || Array.isArray(value.metadata))) {
+  if (value.metadata !== undefined && !isPlainObject(value.metadata)) {
     errors.push({ path: '/metadata', message: 'metadata must be an object' });
   }
   if (value.async !== undefined && typeof value.async !== 'boolean') errors.push({ path: '/async', message: 'async must be a boolean' });
@@ -63,9 +79,7 @@ export async function registerMessageRoutes(app: FastifyInstance, options: Messa
     // A user token speaks as its user: user_id may be left out, and naming anyone else is refused.
     const raw = request.body;
     const withUser =
-      principal.kind === 'user' && raw !== null && typeof raw === 'object' && !Array.isArray(raw) && !('user_id' in raw)
-        ? { ...(raw as Record<string, unknown>), user_id: principal.user_id }
-        : raw;
+      principal.kind === 'user' && isPlainObject(raw) && !('user_id' in raw) ? { ...(raw as Record<string, unknown>), user_id: principal.user_id } : raw;
     const checked = checkMessageBody(withUser);
     if (!checked.ok) return sendError(reply, 400, 'invalid message', checked.errors);
     const body = checked.value;
@@ -98,9 +112,7 @@ export async function registerMessageRoutes(app: FastifyInstance, options: Messa
     if (body.async === true && options.publishReply) {
       const publish = options.publishReply;
       // The engine never rejects; a failed publish is logged, the client already has its request_id.
-      void answer
-        .then((out) => publish(body.channel, out))
-        .catch((error: unknown) => options.onAsyncError?.(error, request_id as string));
+      void answer.then((out) => publish(body.channel, out)).catch((error: unknown) => options.onAsyncError?.(error, request_id as string));
       return reply.code(202).send({ request_id, channel: body.channel, user_id: body.user_id });
     }
     return reply.code(200).send(await answer);

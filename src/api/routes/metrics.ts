@@ -26,7 +26,9 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: MetricsRoutesD
       return reply
         .code(401)
         .header('www-authenticate', 'Bearer')
-        .send(errorBody(401, 'GET /metrics needs the admin token or the metrics token (metrics.token, HOMECLAW_METRICS_TOKEN) as "Authorization: Bearer <token>"'));
+        .send(
+          errorBody(401, 'GET /metrics needs the admin token or the metrics token (metrics.token, HOMECLAW_METRICS_TOKEN) as "Authorization: Bearer <token>"'),
+        );
     }
     const text = await deps.metrics.scrape();
     return reply.header('content-type', deps.metrics.contentType).header('cache-control', 'no-store').send(text);

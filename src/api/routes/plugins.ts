@@ -12,6 +12,7 @@ import { dedupeIssues } from '../../protocol/validate.js';
 import { sendError } from '../errors.js';
 import { canonicalView, forgeSyteView, summaryView } from '../plugin-views.js';
 import { readConfirmation } from '../confirmation-flag.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export interface PluginRoutesDeps {
   registry: RegistryApi;
@@ -19,7 +20,10 @@ export interface PluginRoutesDeps {
   /** Live health check through the plugin's adapter. */
   health: (record: PluginRecord) => Promise<HealthReport>;
   /** Gives a plugin id to an MQTT credential (`homeclaw plugins transfer`); absent: the route answers 501. */
-  transfer?: (pluginId: string, credential: string) => { ok: true; owner: string; previous_owner: string } | { ok: false; status: 400 | 404 | 409; error: string };
+  transfer?: (
+    pluginId: string,
+    credential: string,
+  ) => { ok: true; owner: string; previous_owner: string } | { ok: false; status: 400 | 404 | 409; error: string };
   /** Problems with where the plugin points (e.g. at the Core's own HTTP API); none means fine. */
   checkTargets?: (descriptor: PluginDescriptor) => Promise<ValidationIssue[]>;
 }
@@ -41,10 +45,6 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   confirmation_required: 428,
 };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDeps): void {
   const { registry, dispatcher } = deps;
 
@@ -60,7 +60,7 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
 
   app.post('/api/plugins/register', async (request, reply) => {
     const body = request.body;
-    if (!isObject(body)) return sendError(reply, 400, 'the body must be a JSON object (a plugin descriptor)');
+    if (!isPlainObject(body)) return sendError(reply, 400, 'the body must be a JSON object (a plugin descriptor)');
     const problems: ValidationIssue[] = [];
     // Metadata that names no type (ForgeSyte's, RAGFlow's) describes a service over HTTP.
     const type = body.type ?? 'http';
@@ -101,7 +101,7 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
 
   app.post('/api/plugins/unregister', async (request, reply) => {
     const body = request.body;
-    const id = isObject(body) ? body.plugin_id : undefined;
+    const id = isPlainObject(body) ? body.plugin_id : undefined;
     if (!isPluginId(id)) return sendError(reply, 400, 'invalid plugin_id', [{ path: '/plugin_id', message: explainBadId(id) }]);
     const outcome = registry.unregister(id);
     if (!outcome.ok) return sendError(reply, outcome.code === 'not_found' ? 404 : 403, outcome.error);
@@ -110,7 +110,7 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
 
   app.post<{ Params: { id: string } }>('/api/plugins/:id/transfer', async (request, reply) => {
     const body = request.body;
-    const credential = isObject(body) ? body.credential : undefined;
+    const credential = isPlainObject(body) ? body.credential : undefined;
     if (typeof credential !== 'string' || credential === '') {
       return sendError(reply, 400, 'the body must be {"credential": "<name of a plugin credential>"}', [{ path: '/credential', message: 'required' }]);
     }
@@ -131,7 +131,7 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
 
   app.post<{ Params: { id: string; tool: string } }>('/v1/plugins/:id/tools/:tool/run', async (request, reply) => {
     const body = request.body ?? {};
-    if (!isObject(body)) return sendError(reply, 400, 'the body must be a JSON object of parameters');
+    if (!isPlainObject(body)) return sendError(reply, 400, 'the body must be a JSON object of parameters');
     const capability = registry.get(request.params.id)?.descriptor.capabilities.find((c) => c.id === request.params.tool);
     const flag = readConfirmation(body as JsonObject, (request.query ?? {}) as Record<string, unknown>, capability);
     if (!flag.ok) return sendError(reply, 400, flag.error, [{ path: flag.path, message: flag.error }]);
@@ -156,7 +156,12 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
  */
 function mqttRegistration(registry: RegistryApi, descriptor: PluginDescriptor, interval: unknown): RegisterInput {
   const existing = registry.get(descriptor.id);
-  const heartbeat = typeof interval === 'number' ? { heartbeat_interval_sec: interval } : existing?.heartbeat_interval_sec !== undefined ? { heartbeat_interval_sec: existing.heartbeat_interval_sec } : {};
+  const heartbeat =
+    typeof interval === 'number'
+      ? { heartbeat_interval_sec: interval }
+      : existing?.heartbeat_interval_sec !== undefined
+        ? { heartbeat_interval_sec: existing.heartbeat_interval_sec }
+        : {};
   if (existing && existing.descriptor.type === 'mqtt') {
     return {
       descriptor,

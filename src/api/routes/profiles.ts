@@ -2,10 +2,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayActAs } from '../../access/principal.js';
 import type { ProfileStore } from '../../conversation/resolver-api.js';
-import { guardDiskFull } from '../../disk-full.js';
+import { guardDiskFull } from '../../kit/disk-full.js';
 import type { JsonValue } from '../../protocol/types.js';
 import { sendError } from '../errors.js';
 import { principalOf, USER_ROUTE } from '../principal-auth.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export interface ProfileRoutesDeps {
   profiles: ProfileStore & { replace?(userId: string, values: Record<string, JsonValue>): void };
@@ -38,10 +39,10 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRoutesD
     const body = request.body as { profile?: unknown } | null;
     const profile = body?.profile;
     const problems: { path: string; message: string }[] = [];
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) problems.push({ path: '', message: 'the body must be {"profile": {key: value, ...}}' });
+    if (!isPlainObject(body)) problems.push({ path: '', message: 'the body must be {"profile": {key: value, ...}}' });
     else {
       for (const key of Object.keys(body)) if (key !== 'profile') problems.push({ path: `/${key}`, message: `unknown field "${key}"` });
-      if (profile === null || typeof profile !== 'object' || Array.isArray(profile)) problems.push({ path: '/profile', message: 'profile must be an object of key: value' });
+      if (!isPlainObject(profile)) problems.push({ path: '/profile', message: 'profile must be an object of key: value' });
       else for (const key of Object.keys(profile)) if (!KEY.test(key)) problems.push({ path: `/profile/${key}`, message: 'invalid profile key' });
     }
     if (problems.length > 0) return sendError(reply, 400, 'invalid profile', problems);
@@ -49,7 +50,10 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRoutesD
     guardDiskFull(`saving the profile of ${user}`, () => {
       if (deps.profiles.replace) deps.profiles.replace(user, values);
       else {
-        deps.profiles.unset(user, Object.keys(deps.profiles.get(user)).filter((key) => !(key in values)));
+        deps.profiles.unset(
+          user,
+          Object.keys(deps.profiles.get(user)).filter((key) => !(key in values)),
+        );
         deps.profiles.set(user, values);
       }
     });
@@ -65,7 +69,7 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRoutesD
     const body = (request.body ?? {}) as { set?: unknown; unset?: unknown };
     const problems: { path: string; message: string }[] = [];
     const set = body.set ?? {};
-    if (set === null || typeof set !== 'object' || Array.isArray(set)) problems.push({ path: '/set', message: 'set must be an object of key: value' });
+    if (!isPlainObject(set)) problems.push({ path: '/set', message: 'set must be an object of key: value' });
     else for (const key of Object.keys(set)) if (!KEY.test(key)) problems.push({ path: `/set/${key}`, message: 'invalid profile key' });
     const unset = body.unset ?? [];
     if (!Array.isArray(unset) || unset.some((k) => typeof k !== 'string')) problems.push({ path: '/unset', message: 'unset must be an array of keys' });

@@ -20,7 +20,8 @@ export function registerSearchRoutes(app: FastifyInstance, deps: SearchRoutesDep
     const q = query.q;
     const k = query.k;
     if (Array.isArray(q) || Array.isArray(k)) return sendError(reply, 400, 'give q and k once each');
-    if (q === undefined) return sendError(reply, 400, 'missing q: GET /api/plugins/search?q=<what the plugin should do>&k=<1-50>', [{ path: '/q', message: 'required' }]);
+    if (q === undefined)
+      return sendError(reply, 400, 'missing q: GET /api/plugins/search?q=<what the plugin should do>&k=<1-50>', [{ path: '/q', message: 'required' }]);
     let kNumber: number | undefined;
     if (k !== undefined && k !== '') {
       kNumber = typeof k === 'string' && /^\s*-?\d+\s*$/.test(k) ? Number(k) : NaN;

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { UserTokenError, type UserTokenStore } from '../../access/user-tokens.js';
 import { sendError } from '../errors.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export interface UserRoutesDeps {
   users: UserTokenStore;
@@ -17,9 +18,15 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRoutesDeps): 
 
   app.post('/api/users', async (request, reply) => {
     const body = request.body as { user_id?: unknown } | null;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return sendError(reply, 400, 'the body must be {"user_id": "<id>"}');
+    if (!isPlainObject(body)) return sendError(reply, 400, 'the body must be {"user_id": "<id>"}');
     const unknown = Object.keys(body).filter((key) => key !== 'user_id');
-    if (unknown.length > 0) return sendError(reply, 400, `unknown field "${unknown[0]}"`, unknown.map((key) => ({ path: `/${key}`, message: `unknown field "${key}"` })));
+    if (unknown.length > 0)
+      return sendError(
+        reply,
+        400,
+        `unknown field "${unknown[0]}"`,
+        unknown.map((key) => ({ path: `/${key}`, message: `unknown field "${key}"` })),
+      );
     try {
       const created = deps.users.add(body.user_id);
       request.log.info({ user_id: created.user_id }, 'user token created');

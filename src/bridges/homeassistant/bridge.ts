@@ -23,7 +23,8 @@ export function homeAssistantSettings(config: HomeAssistantConfig): HomeAssistan
 export function createHomeAssistantAdapter(deps: HomeAssistantBridgeDeps): HomeAssistantAdapter | undefined {
   const settings = homeAssistantSettings(deps.config);
   if (!settings) {
-    if (deps.config.url && !deps.config.token) deps.log.warn('homeassistant.url is set but homeassistant.token (HOMECLAW_HA_TOKEN) is not; Home Assistant is not connected');
+    if (deps.config.url && !deps.config.token)
+      deps.log.warn('homeassistant.url is set but homeassistant.token (HOMECLAW_HA_TOKEN) is not; Home Assistant is not connected');
     return undefined;
   }
   return new HomeAssistantAdapter({ registry: deps.registry, log: deps.log, settings });

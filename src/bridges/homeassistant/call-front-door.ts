@@ -14,6 +14,8 @@ import { isPluginId } from '../../protocol/ids.js';
 import { filters, parseTopic, topics } from '../../protocol/topics.js';
 import type { CallRejection, CallRequest, ErrorCode, PluginResult } from '../../protocol/types.js';
 import { parseJsonPayload, validatePayload } from '../../protocol/validate.js';
+import { formatIssues } from '../../kit/format-issues.js';
+import { subscribeTracked } from '../../bus/tracked-subscription.js';
 
 export interface CallFrontDoorDeps {
   bus: CoreBus;
@@ -39,8 +41,6 @@ const CAPABILITY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<CallFrontDoor> {
   const { bus, dispatcher } = deps;
   const log = deps.log.child({ room: 'bridges', component: 'call-front-door' });
-  const inFlight = new Set<Promise<void>>();
-  let stopped = false;
 
   const publish = async (topic: string, payload: PluginResult | CallRejection): Promise<void> => {
     try {
@@ -76,23 +76,42 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
     if (!body.ok) return rejectUnreadable(message, `Invalid call: ${body.errors.map((e) => e.message).join('; ')}`);
     const requestId = body.value.request_id;
     if (typeof requestId !== 'string' || !FRONT_DOOR_REQUEST_ID.test(requestId)) {
-      return rejectUnreadable(message, `Invalid call: request_id must be a string matching ${FRONT_DOOR_REQUEST_ID.source} (got ${JSON.stringify(requestId ?? null)})`);
+      return rejectUnreadable(
+        message,
+        `Invalid call: request_id must be a string matching ${FRONT_DOOR_REQUEST_ID.source} (got ${JSON.stringify(requestId ?? null)})`,
+      );
     }
     if (message.retain) {
-      return answerError(requestId, pluginId, 'retained calls are never executed (a retained call would run again on every reconnect); publish without the retain flag', 'invalid_params');
+      return answerError(
+        requestId,
+        pluginId,
+        'retained calls are never executed (a retained call would run again on every reconnect); publish without the retain flag',
+        'invalid_params',
+      );
     }
     const validated = validatePayload('call', body.value);
     if (!validated.ok) {
       const problems = validated.errors.map((e) => ({ path: e.path, message: e.message }));
-      return answerError(requestId, pluginId, `Invalid call: ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ')}`, 'invalid_params', problems);
+      return answerError(requestId, pluginId, `Invalid call: ${formatIssues(problems, { root: 'omit' })}`, 'invalid_params', problems);
     }
     if (!isPluginId(pluginId) || !CAPABILITY_ID.test(capabilityId)) {
-      return answerError(requestId, pluginId, `no plugin "${pluginId}" with capability "${capabilityId}": the topic must be ${topics.call('<plugin_id>', '<capability_id>')}`, 'not_found');
+      return answerError(
+        requestId,
+        pluginId,
+        `no plugin "${pluginId}" with capability "${capabilityId}": the topic must be ${topics.call('<plugin_id>', '<capability_id>')}`,
+        'not_found',
+      );
     }
     const call: CallRequest = validated.value;
-    const caller = deps.authorizeCaller({ ...(call.user_id !== undefined ? { user_id: call.user_id } : {}), ...(message.publisher ? { publisher: message.publisher } : {}) });
+    const caller = deps.authorizeCaller({
+      ...(call.user_id !== undefined ? { user_id: call.user_id } : {}),
+      ...(message.publisher ? { publisher: message.publisher } : {}),
+    });
     if (!caller.allowed) {
-      log.warn({ client_id: message.publisher?.clientId, username: message.publisher?.username, claimed: call.user_id }, 'call refused: the caller may not act as that user');
+      log.warn(
+        { client_id: message.publisher?.clientId, username: message.publisher?.username, claimed: call.user_id },
+        'call refused: the caller may not act as that user',
+      );
       return answerError(requestId, pluginId, caller.reason, 'forbidden');
     }
     const result = await dispatcher.invoke({
@@ -103,23 +122,25 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
       // An MQTT 5 caller's trace context (user property traceparent): the invocation joins its trace.
       ...(typeof message.properties?.userProperties?.traceparent === 'string' ? { traceparent: message.properties.userProperties.traceparent } : {}),
     });
-    log.info({ request_id: requestId, invocation_id: result.request_id, plugin_id: pluginId, capability_id: capabilityId, user_id: caller.user_id, success: result.success, error_code: result.error_code }, 'call answered');
+    log.info(
+      {
+        request_id: requestId,
+        invocation_id: result.request_id,
+        plugin_id: pluginId,
+        capability_id: capabilityId,
+        user_id: caller.user_id,
+        success: result.success,
+        error_code: result.error_code,
+      },
+      'call answered',
+    );
     // The caller correlates by its own request_id; the dispatcher's id stays findable in the logs.
-    await publish(topics.callResult(requestId), { ...result, request_id: requestId, metadata: { ...(result.metadata ?? {}), invocation_id: result.request_id } });
+    await publish(topics.callResult(requestId), {
+      ...result,
+      request_id: requestId,
+      metadata: { ...(result.metadata ?? {}), invocation_id: result.request_id },
+    });
   }
 
-  const unsubscribe = await bus.subscribe(filters.call, (message) => {
-    if (stopped) return;
-    const task = handle(message).catch((err: unknown) => log.error({ err, topic: message.topic }, 'call handling failed'));
-    inFlight.add(task);
-    void task.finally(() => inFlight.delete(task));
-  });
-
-  return {
-    async stop() {
-      stopped = true;
-      await unsubscribe();
-      await Promise.allSettled([...inFlight]);
-    },
-  };
+  return subscribeTracked(bus, filters.call, handle, (err, message) => log.error({ err, topic: message.topic }, 'call handling failed'));
 }

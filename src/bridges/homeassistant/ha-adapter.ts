@@ -56,7 +56,11 @@ export class HomeAssistantAdapter implements PluginAdapter {
   async attach(record: PluginRecord): Promise<void> {
     const { registry, settings } = this.options;
     if (record.descriptor.id !== HA_PLUGIN_ID) {
-      registry.setState(record.descriptor.id, 'error', `only the Core creates plugins of type homeassistant (from homeassistant.url); register "${record.descriptor.id}" with another type`);
+      registry.setState(
+        record.descriptor.id,
+        'error',
+        `only the Core creates plugins of type homeassistant (from homeassistant.url); register "${record.descriptor.id}" with another type`,
+      );
       return;
     }
     if (this.connection) return;
@@ -69,7 +73,8 @@ export class HomeAssistantAdapter implements PluginAdapter {
       backoff: { initial_ms: this.options.backoff?.initial_ms ?? 1_000, max_ms: this.options.backoff?.max_ms ?? 30_000 },
       connect_timeout_ms: settings.timeout_sec * 1000,
       classifyFailure: classifyHomeAssistantFailure(settings.url, mcpUrl),
-      onReady: () => void this.refreshEntities().catch((error: unknown) => this.log.error({ err: (error as Error).message }, 'reading the Home Assistant entities failed')),
+      onReady: () =>
+        void this.refreshEntities().catch((error: unknown) => this.log.error({ err: (error as Error).message }, 'reading the Home Assistant entities failed')),
     });
     this.timer = setInterval(() => void this.refresh(), settings.refresh_sec * 1000);
     this.timer.unref();
@@ -86,7 +91,13 @@ export class HomeAssistantAdapter implements PluginAdapter {
   async invoke(call: AdapterCall): Promise<PluginResult> {
     const connection = this.connection;
     if (!connection) {
-      return { request_id: call.request.request_id, plugin_id: call.request.plugin_id, success: false, error: 'Home Assistant is not connected', error_code: 'offline' };
+      return {
+        request_id: call.request.request_id,
+        plugin_id: call.request.plugin_id,
+        success: false,
+        error: 'Home Assistant is not connected',
+        error_code: 'offline',
+      };
     }
     return readableResult(call.capability.id, await connection.invoke(call));
   }

@@ -5,6 +5,7 @@
 // as MCP tool errors ("Error calling tool: ...") and stay failures.
 import { toJsonValue, tryParseJson } from '../../adapters/plugin-result.js';
 import type { PluginResult } from '../../protocol/types.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 /** The past tense of the intents that act on devices, for "Turned on Kitchen Light." */
 const DONE_VERB: Record<string, string> = {
@@ -26,24 +27,20 @@ const DONE_VERB: Record<string, string> = {
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function targetNames(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(isObject).map((target) => (typeof target.name === 'string' ? target.name : String(target.id ?? '?')));
+  return value.filter(isPlainObject).map((target) => (typeof target.name === 'string' ? target.name : String(target.id ?? '?')));
 }
 
 function speechOf(response: Json): string | undefined {
   const speech = response.speech;
-  if (!isObject(speech) || !isObject(speech.plain)) return undefined;
+  if (!isPlainObject(speech) || !isPlainObject(speech.plain)) return undefined;
   const text = speech.plain.speech;
   return typeof text === 'string' && text.trim() !== '' ? text : undefined;
 }
 
 function intentText(tool: string, response: Json): { ok: boolean; text: string } {
-  const data = isObject(response.data) ? response.data : {};
+  const data = isPlainObject(response.data) ? response.data : {};
   const speech = speechOf(response);
   if (response.response_type === 'error') {
     const code = typeof data.code === 'string' ? ` (${data.code})` : '';
@@ -67,7 +64,7 @@ function toolText(value: unknown): string {
 export function readableResult(tool: string, result: PluginResult): PluginResult {
   if (!result.success) return { ...result, error_code: result.error_code ?? 'plugin_error' };
   const parsed = tryParseJson(result.text ?? '');
-  if (!parsed.ok || !isObject(parsed.value)) return result;
+  if (!parsed.ok || !isPlainObject(parsed.value)) return result;
   const response = parsed.value;
   const data = toJsonValue(response);
   const base = { request_id: result.request_id, plugin_id: result.plugin_id, ...(data !== undefined ? { data } : {}) };

@@ -12,14 +12,12 @@ import { normalizeDescriptor } from '../../protocol/descriptor/normalize.js';
 import { isPluginId } from '../../protocol/ids.js';
 import type { CapabilitySpec, PluginConfig, PluginDescriptor } from '../../protocol/types.js';
 import type { HostPluginInfo } from './protocol.js';
+import { isPlainObject } from '../../kit/plain-object.js';
+import { formatIssues } from '../../kit/format-issues.js';
 
 export type DescriptorOutcome = { ok: true; descriptor: PluginDescriptor } | { ok: false; error: string; plugin_id?: string };
 
 const LEGACY_KEYS = ['id', 'plugin_id', 'name', 'description', 'description_long', 'version', 'keywords', 'examples'];
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function claimedId(raw: Record<string, unknown>): string | undefined {
   const id = raw.id ?? raw.plugin_id ?? raw.name;
@@ -31,21 +29,17 @@ function claimedId(raw: Record<string, unknown>): string | undefined {
  * Schema object ({type: object, properties, required}); that form becomes the parameter map first.
  */
 export function ragflowInput(plugin: HostPluginInfo): { ok: true; input: Record<string, unknown> } | { ok: false; error: string } {
-  if (!isObject(plugin.metadata)) return { ok: false, error: `${plugin.class}.get_metadata() must return a dict` };
+  if (!isPlainObject(plugin.metadata)) return { ok: false, error: `${plugin.class}.get_metadata() must return a dict` };
   const input: Record<string, unknown> = { ...plugin.metadata };
   const parameters = input.parameters;
-  if (isObject(parameters) && parameters.type === 'object' && isObject(parameters.properties)) {
+  if (isPlainObject(parameters) && parameters.type === 'object' && isPlainObject(parameters.properties)) {
     const required = Array.isArray(parameters.required) ? parameters.required : [];
     input.parameters = Object.fromEntries(
-      Object.entries(parameters.properties).map(([name, spec]) => [name, isObject(spec) ? { ...spec, required: required.includes(name) } : spec]),
+      Object.entries(parameters.properties).map(([name, spec]) => [name, isPlainObject(spec) ? { ...spec, required: required.includes(name) } : spec]),
     );
   }
   if (input.version === undefined && input._version_ === undefined && plugin.version) input._version_ = plugin.version;
   return { ok: true, input };
-}
-
-function explain(errors: { path: string; message: string }[]): string {
-  return errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ');
 }
 
 /** The one capability a RAGFlow class offers, read from its metadata by the RAGFlow normalizer. */
@@ -53,7 +47,7 @@ function ragflowCapability(plugin: HostPluginInfo, pluginId: string | undefined)
   const read = ragflowInput(plugin);
   if (!read.ok) return { error: read.error };
   const outcome = normalizeDescriptor({ ...read.input, ...(pluginId ? { id: pluginId } : {}) }, { source: 'built-in', default_type: 'python' });
-  if (!outcome.ok) return { error: `${plugin.class}.get_metadata() is invalid: ${explain(outcome.errors)}` };
+  if (!outcome.ok) return { error: `${plugin.class}.get_metadata() is invalid: ${formatIssues(outcome.errors)}` };
   return outcome.descriptor.capabilities[0]!;
 }
 
@@ -71,7 +65,7 @@ function finish(raw: Record<string, unknown>, plugin: HostPluginInfo, config: Re
   if (raw.version === undefined && plugin.version) raw.version = plugin.version;
   const outcome = normalizeDescriptor({ ...raw, config }, { source: 'built-in', default_type: 'python' });
   const id = claimedId(raw);
-  if (!outcome.ok) return { ok: false, error: `${what} is invalid: ${explain(outcome.errors)}`, ...(id ? { plugin_id: id } : {}) };
+  if (!outcome.ok) return { ok: false, error: `${what} is invalid: ${formatIssues(outcome.errors)}`, ...(id ? { plugin_id: id } : {}) };
   const descriptor: PluginDescriptor = {
     ...outcome.descriptor,
     source: 'built-in',
@@ -95,7 +89,9 @@ export interface FolderDescriptorInput {
 
 export function folderDescriptor(input: FolderDescriptorInput): DescriptorOutcome {
   const { plugin, folder } = input;
-  const base = input.manifest ?? (input.legacy ? Object.fromEntries(LEGACY_KEYS.filter((k) => input.legacy![k] !== undefined).map((k) => [k, input.legacy![k]])) : undefined);
+  const base =
+    input.manifest ??
+    (input.legacy ? Object.fromEntries(LEGACY_KEYS.filter((k) => input.legacy![k] !== undefined).map((k) => [k, input.legacy![k]])) : undefined);
   if (base) {
     const raw: Record<string, unknown> = { ...base };
     if (!input.manifest) raw.name ??= raw.id ?? raw.plugin_id;

@@ -4,7 +4,7 @@
 // built-in plugin whose id is its tool name. One Python host serves one file. Files are watched: adding,
 // changing or deleting one reloads just that file. A file that fails to load leaves its plugins in state
 // error with the reason (a placeholder named after the file when none loaded before).
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../../log.js';
@@ -18,6 +18,7 @@ import { embeddedDescriptor } from './descriptor.js';
 import { DEFAULT_PYTHON } from './folder-plugins.js';
 import { PYTHON_HOST_PROTOCOL } from './protocol.js';
 import { PythonSupervisor, type SupervisorSettings } from './supervisor.js';
+import { formatIssues } from '../../kit/format-issues.js';
 
 export const EMBEDDED_DIR = 'embedded_plugins';
 const OWNER = 'builtin';
@@ -67,7 +68,7 @@ function ignoredName(name: string): boolean {
 
 function pythonFiles(dir: string): string[] {
   const found: string[] = [];
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
@@ -199,7 +200,7 @@ export function createEmbeddedPythonPlugins(deps: EmbeddedPythonPluginsDeps): Em
       }
       const result = registry.register({ descriptor, owner: OWNER, state: 'online' });
       if (!result.ok) {
-        loaded.errors.push({ plugin_id: descriptor.id, error: result.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ') });
+        loaded.errors.push({ plugin_id: descriptor.id, error: formatIssues(result.errors) });
         continue;
       }
       if (result.record.state !== 'online') registry.setState(descriptor.id, 'online', 'loaded');
@@ -207,7 +208,10 @@ export function createEmbeddedPythonPlugins(deps: EmbeddedPythonPluginsDeps): Em
       adapter.bind(descriptor.id, route);
       loaded.routes.set(descriptor.id, route);
       if (!plugin.has_version_attribute) log.warn({ file }, `${plugin.class} has no _version_ (RAGFlow requires one)`);
-      log.info({ plugin_id: descriptor.id, version: descriptor.version, file }, `Loaded built-in plugin ${descriptor.id} ${descriptor.version ?? 'unversioned'}`);
+      log.info(
+        { plugin_id: descriptor.id, version: descriptor.version, file },
+        `Loaded built-in plugin ${descriptor.id} ${descriptor.version ?? 'unversioned'}`,
+      );
     }
     files.set(file, loaded);
     release(file, previous, new Set(loaded.routes.keys()));
@@ -246,7 +250,8 @@ export function createEmbeddedPythonPlugins(deps: EmbeddedPythonPluginsDeps): Em
     for (const record of registry.list()) {
       const file = record.descriptor.config.embedded_file;
       if (record.owner !== OWNER || typeof file !== 'string' || found.has(file) || !dirs.some((d) => file.startsWith(d + sep))) continue;
-      if (registry.unregister(record.descriptor.id, OWNER).ok) log.info({ plugin_id: record.descriptor.id }, `Removed embedded Python plugin ${record.descriptor.id}: its file is gone`);
+      if (registry.unregister(record.descriptor.id, OWNER).ok)
+        log.info({ plugin_id: record.descriptor.id }, `Removed embedded Python plugin ${record.descriptor.id}: its file is gone`);
     }
   }
 

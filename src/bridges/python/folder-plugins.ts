@@ -5,7 +5,7 @@
 // reports. The result is handed to the loader as a LoadedBuiltin, so the loader's own lifecycle drives the
 // host: installing a newer version disposes (retires) the older host, removing the folder or failing a
 // reload disposes it too. Calls reach the host through the PythonAdapter (type python).
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import type { Logger } from '../../log.js';
 import { isPluginId } from '../../protocol/ids.js';
@@ -18,6 +18,7 @@ import { buildChildEnvReport } from '../../adapters/child-env.js';
 import { folderDescriptor } from './descriptor.js';
 import { PYTHON_HOST_PROTOCOL, type HostPluginInfo } from './protocol.js';
 import { PythonSupervisor, type SupervisorSettings } from './supervisor.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export const DEFAULT_PYTHON = '/usr/bin/python3';
 
@@ -51,10 +52,6 @@ export interface PythonFoldersDeps {
   env?: NodeJS.ProcessEnv;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function hasPythonModule(folder: string): boolean {
   try {
     return readdirSync(folder).some((name) => name.endsWith('.py') && !name.startsWith('_') && !name.startsWith('.'));
@@ -69,11 +66,18 @@ function hasPythonModule(folder: string): boolean {
  * (data, caches) are not in it, so writing them does not restart the plugin.
  */
 function sourceFingerprint(folder: string, manifest: Record<string, unknown> | undefined): string {
-  const declared = isObject(manifest?.config) && typeof manifest.config.config_file === 'string' ? manifest.config.config_file : undefined;
-  const settings = new Set(['plugin.yaml', 'plugin.yml', 'plugin.json', 'config.yml', 'config.yaml', ...(declared ? [relative(folder, join(folder, declared))] : [])]);
+  const declared = isPlainObject(manifest?.config) && typeof manifest.config.config_file === 'string' ? manifest.config.config_file : undefined;
+  const settings = new Set([
+    'plugin.yaml',
+    'plugin.yml',
+    'plugin.json',
+    'config.yml',
+    'config.yaml',
+    ...(declared ? [relative(folder, join(folder, declared))] : []),
+  ]);
   const parts: string[] = [];
   const walk = (dir: string, depth: number): void => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
@@ -129,7 +133,7 @@ export function createPythonFolders(deps: PythonFoldersDeps): PythonFolders {
     const { folder, manifest } = input;
     const legacy = !manifest && idOf(input.file_config) ? input.file_config : undefined;
     const runtime = legacy ? Object.fromEntries(Object.entries(legacy).filter(([k]) => !LEGACY_KEYS.includes(k))) : (input.file_config ?? {});
-    const declared = isObject(manifest?.config) ? manifest.config : {};
+    const declared = isPlainObject(manifest?.config) ? manifest.config : {};
     const config = mergeConfig(mergeConfig(declared, runtime), { plugin_dir: folder });
     const claimed = idOf(manifest) ?? idOf(legacy) ?? (isPluginId(basename(folder)) ? basename(folder) : undefined);
     const log = deps.log.child({ plugin_id: claimed, folder });
@@ -204,7 +208,7 @@ export function createPythonFolders(deps: PythonFoldersDeps): PythonFolders {
       const type = manifest?.type;
       if (type === 'python') return true;
       if (type !== undefined && type !== 'inline') return false;
-      const module = isObject(manifest?.config) ? manifest.config.module : undefined;
+      const module = isPlainObject(manifest?.config) ? manifest.config.module : undefined;
       if (typeof module === 'string') return module.endsWith('.py');
       return !has_js_module && hasPythonModule(folder);
     },

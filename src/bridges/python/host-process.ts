@@ -5,9 +5,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Logger } from '../../log.js';
-import { findPackageRoot } from '../../package-root.js';
+import { findPackageRoot } from '../../kit/package-root.js';
 import { descendantsOf, signalTree } from './process-tree.js';
 import { parseHostLine, type CoreToHost, type HostHello, type HostInit, type HostInvoke, type HostResult } from './protocol.js';
+import { errorMessage } from '../../kit/error-message.js';
 
 /** The host script shipped with the package (plain Python, standard library only). */
 export const HOST_SCRIPT = join(findPackageRoot(), 'src', 'bridges', 'python', 'host', 'homeclaw_python_host.py');
@@ -96,7 +97,7 @@ export class PythonHostProcess {
       try {
         child = spawn(spec.python, ['-B', HOST_SCRIPT], { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
       } catch (err) {
-        resolve({ ok: false, error: `cannot start ${spec.python}: ${err instanceof Error ? err.message : String(err)}` });
+        resolve({ ok: false, error: `cannot start ${spec.python}: ${errorMessage(err)}` });
         return;
       }
       const host = new PythonHostProcess(child, spec.log);
@@ -228,7 +229,7 @@ export class PythonHostProcess {
 
   private send(message: CoreToHost): void {
     const stdin = this.child.stdin;
-    if (!stdin || !stdin.writable) return;
+    if (!stdin?.writable) return;
     stdin.write(`${JSON.stringify(message)}\n`);
   }
 

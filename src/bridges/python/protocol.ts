@@ -12,6 +12,7 @@
 // `id` is the request id; `target` names the plugin class (a file under embedded_plugins/ may hold several);
 // `deadline` is absolute, in milliseconds since the Unix epoch, as in PluginRequest.
 import type { JsonObject, PluginRequest } from '../../protocol/types.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export const PYTHON_HOST_PROTOCOL = 1;
 
@@ -100,10 +101,6 @@ export interface HostResult {
 
 export type HostToCore = HostHello | HostFatal | HostResult;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Parses one stdout line of the host; anything that is not a known message is reported, never thrown. */
 export function parseHostLine(line: string): { ok: true; message: HostToCore } | { ok: false; problem: string } {
   let value: unknown;
@@ -112,16 +109,23 @@ export function parseHostLine(line: string): { ok: true; message: HostToCore } |
   } catch {
     return { ok: false, problem: `not JSON: "${line.slice(0, 120)}"` };
   }
-  if (!isObject(value)) return { ok: false, problem: 'not a JSON object' };
+  if (!isPlainObject(value)) return { ok: false, problem: 'not a JSON object' };
   switch (value.type) {
     case 'hello':
       if (typeof value.pid !== 'number' || !Array.isArray(value.plugins)) return { ok: false, problem: 'hello without pid or plugins' };
-      if (!value.plugins.every((p) => isObject(p) && typeof p.class === 'string' && Array.isArray(p.methods))) {
+      if (!value.plugins.every((p) => isPlainObject(p) && typeof p.class === 'string' && Array.isArray(p.methods))) {
         return { ok: false, problem: 'hello with a malformed plugin entry' };
       }
       return { ok: true, message: { skipped: [], ...value } as unknown as HostHello };
     case 'fatal':
-      return { ok: true, message: { type: 'fatal', error: typeof value.error === 'string' ? value.error : 'the host failed to start', traceback: typeof value.traceback === 'string' ? value.traceback : null } };
+      return {
+        ok: true,
+        message: {
+          type: 'fatal',
+          error: typeof value.error === 'string' ? value.error : 'the host failed to start',
+          traceback: typeof value.traceback === 'string' ? value.traceback : null,
+        },
+      };
     case 'result':
       if (typeof value.id !== 'string' || typeof value.ok !== 'boolean') return { ok: false, problem: 'result without id or ok' };
       return { ok: true, message: value as unknown as HostResult };

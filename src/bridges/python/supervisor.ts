@@ -116,7 +116,11 @@ export class PythonSupervisor {
     }
     this.watchCancelled(host, request.request_id);
     const reason = call.signal.reason instanceof Error ? call.signal.reason.message : 'cancelled';
-    return failure(request, `python plugin ${request.plugin_id} did not finish ${request.capability_id}: ${reason}`, /deadline|within|time/i.test(reason) ? 'timeout' : 'cancelled');
+    return failure(
+      request,
+      `python plugin ${request.plugin_id} did not finish ${request.capability_id}: ${reason}`,
+      /deadline|within|time/i.test(reason) ? 'timeout' : 'cancelled',
+    );
   }
 
   health(): HealthReport {
@@ -255,7 +259,11 @@ export class PythonSupervisor {
     if (result.ok) return coerceResult(request, result.value);
     if (result.cancelled) return failure(request, `python plugin ${request.plugin_id}: ${request.capability_id} was cancelled`, 'cancelled');
     if (result.timed_out) return failure(request, `python plugin ${request.plugin_id} did not finish ${request.capability_id} before its deadline`, 'timeout');
-    if (result.traceback) this.deps.log.warn({ request_id: request.request_id, traceback: result.traceback }, `python plugin ${request.plugin_id} raised ${result.error_type ?? 'an exception'}`);
+    if (result.traceback)
+      this.deps.log.warn(
+        { request_id: request.request_id, traceback: result.traceback },
+        `python plugin ${request.plugin_id} raised ${result.error_type ?? 'an exception'}`,
+      );
     return failure(request, `python plugin ${request.plugin_id} failed in ${request.capability_id}: ${result.error ?? 'unknown error'}`, 'plugin_error');
   }
 

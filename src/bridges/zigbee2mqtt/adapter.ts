@@ -120,7 +120,10 @@ export class Zigbee2mqttAdapter implements PluginAdapter {
         data: { friendly_name: name, state: null, refreshed: false },
       };
     }
-    const stale = refresh && !refreshed ? ` (last reported ${age(this.now() - snapshot.received_at)}; the device did not answer a refresh within ${this.deps.confirm_timeout_sec} s)` : '';
+    const stale =
+      refresh && !refreshed
+        ? ` (last reported ${age(this.now() - snapshot.received_at)}; the device did not answer a refresh within ${this.deps.confirm_timeout_sec} s)`
+        : '';
     return {
       request_id: request.request_id,
       plugin_id: request.plugin_id,

@@ -16,6 +16,7 @@ import { deviceConfigOf, deviceDescriptor } from './device-descriptor.js';
 import { assignPluginIds, classifyDevice } from './device-list.js';
 import type { DeviceStates } from './device-states.js';
 import { parseJsonText, parseOnlineState } from './payloads.js';
+import { formatIssues } from '../../kit/format-issues.js';
 
 /** The registry owner of every plugin this bridge registers. */
 export const ZIGBEE2MQTT_OWNER = 'zigbee2mqtt';
@@ -115,7 +116,7 @@ export class Zigbee2mqttBridge {
     parsed.value.forEach((entry, index) => {
       const valid = validateWithSchemaAt<Z2mDevice>('zigbee2mqtt-devices', '/$defs/device', entry);
       if (!valid.ok) {
-        this.logSkip(`#${index}`, `entry ${index}`, `it does not look like a Zigbee2MQTT device: ${valid.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`);
+        this.logSkip(`#${index}`, `entry ${index}`, `it does not look like a Zigbee2MQTT device: ${formatIssues(valid.errors)}`);
         return;
       }
       const verdict = classifyDevice(valid.value);
@@ -149,7 +150,7 @@ export class Zigbee2mqttBridge {
     const { descriptor, controls } = deviceDescriptor(device, pluginId, { confirm_timeout_sec: this.deps.config.confirm_timeout_sec });
     const valid = validateCanonicalDescriptor(descriptor);
     if (!valid.ok) {
-      this.logSkip(device.ieee_address, device.friendly_name, `its descriptor is invalid: ${valid.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
+      this.logSkip(device.ieee_address, device.friendly_name, `its descriptor is invalid: ${formatIssues(valid.errors)}`);
       return;
     }
     const [state, reason] = this.desiredState(device.friendly_name);
@@ -169,7 +170,13 @@ export class Zigbee2mqttBridge {
     this.remember({ ieee_address: device.ieee_address, friendly_name: device.friendly_name, plugin_id: pluginId });
     if (outcome.change !== 'unchanged') {
       this.deps.log.info(
-        { plugin_id: pluginId, friendly_name: device.friendly_name, model: device.definition.model, change: outcome.change, unusable_properties: controls.unusable.length ? controls.unusable : undefined },
+        {
+          plugin_id: pluginId,
+          friendly_name: device.friendly_name,
+          model: device.definition.model,
+          change: outcome.change,
+          unusable_properties: controls.unusable.length ? controls.unusable : undefined,
+        },
         'Zigbee2MQTT device bridged',
       );
     }

@@ -5,6 +5,7 @@ import type { CapabilitySpec, JsonObject, PluginDescriptor } from '../../protoco
 import { ACCESS, type Z2mDefinition, type Z2mDevice } from '../../protocol/zigbee2mqtt.js';
 import { deviceControls, type DeviceControls, type Feature } from './expose-parameters.js';
 import { commandsFor, groupWords, questionsFor, spokenName, wordsFor } from './feature-words.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 /** What the adapter needs at call time, kept in the descriptor's config (never shown to the LLM). */
 export interface DeviceConfig {
@@ -106,7 +107,15 @@ function capabilities(name: string, controls: DeviceControls, options: DeviceDes
     name: 'Get state',
     description: `Read the current state of ${name}${readable.length ? ', asking the device for fresh values' : ' (the last values it reported)'}.`,
     parameters: readable.length
-      ? [{ name: 'refresh', type: 'boolean', required: false, default: true, description: `Ask the device first for ${readable.join(', ')} (false: only the last reported state)` }]
+      ? [
+          {
+            name: 'refresh',
+            type: 'boolean',
+            required: false,
+            default: true,
+            description: `Ask the device first for ${readable.join(', ')} (false: only the last reported state)`,
+          },
+        ]
       : [],
     output_description: 'The device state: one value per reported property.',
     post_process: false,
@@ -116,11 +125,7 @@ function capabilities(name: string, controls: DeviceControls, options: DeviceDes
 }
 
 /** The descriptor of a bridged device under the given plugin id. */
-export function deviceDescriptor(
-  device: Z2mDevice & { definition: Z2mDefinition },
-  pluginId: string,
-  options: DeviceDescriptorOptions,
-): BuiltDescriptor {
+export function deviceDescriptor(device: Z2mDevice & { definition: Z2mDefinition }, pluginId: string, options: DeviceDescriptorOptions): BuiltDescriptor {
   const { definition } = device;
   const controls = deviceControls(definition.exposes);
   const { short, long } = describeDevice(device, definition, controls);
@@ -168,7 +173,7 @@ export function deviceConfigOf(config: PluginDescriptor['config']): DeviceConfig
   if (typeof friendly_name !== 'string' || typeof ieee_address !== 'string') return undefined;
   const readable = Array.isArray(readable_by_get) ? readable_by_get.filter((p): p is string => typeof p === 'string') : [];
   const unitMap: Record<string, string> = {};
-  if (units && typeof units === 'object' && !Array.isArray(units)) {
+  if (isPlainObject(units)) {
     for (const [key, value] of Object.entries(units)) if (typeof value === 'string') unitMap[key] = value;
   }
   return { friendly_name, ieee_address, readable_by_get: readable, units: unitMap };

@@ -5,9 +5,7 @@ import type { Z2mDefinition, Z2mDevice } from '../../protocol/zigbee2mqtt.js';
 export const PLUGIN_ID_PREFIX = 'z2m-';
 const MAX_SLUG = 64 - PLUGIN_ID_PREFIX.length;
 
-export type DeviceVerdict =
-  | { bridge: true; device: Z2mDevice & { definition: Z2mDefinition } }
-  | { bridge: false; reason: string };
+export type DeviceVerdict = { bridge: true; device: Z2mDevice & { definition: Z2mDefinition } } | { bridge: false; reason: string };
 
 /**
  * Only devices a user can use are bridged: not the coordinator (Zigbee2MQTT's own radio), not devices
@@ -35,6 +33,7 @@ function friendlyNameProblem(name: string): string | undefined {
   if (name.trim() === '') return 'is empty';
   if (name.startsWith('/') || name.endsWith('/')) return 'starts or ends with /';
   if (name.includes('+') || name.includes('#')) return 'contains an MQTT wildcard (+ or #)';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this check's job.
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'contains a control character';
   if (['bridge/devices', 'bridge/event', 'bridge/state'].includes(name)) return "is one of Zigbee2MQTT's own topics";
   return undefined;

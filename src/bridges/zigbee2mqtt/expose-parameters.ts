@@ -81,7 +81,10 @@ export function exposeSchema(expose: Z2mExpose, settableOnly: boolean): JsonObje
       if (typeof expose.value_max === 'number') range['maximum'] = expose.value_max;
       const presets = (expose.presets ?? []).map((p) => p.value);
       const outside = presets.filter(
-        (v) => typeof v !== 'number' || (typeof expose.value_min === 'number' && v < expose.value_min) || (typeof expose.value_max === 'number' && v > expose.value_max),
+        (v) =>
+          typeof v !== 'number' ||
+          (typeof expose.value_min === 'number' && v < expose.value_min) ||
+          (typeof expose.value_max === 'number' && v > expose.value_max),
       );
       // A preset such as color_temp_startup's "previous" (65535) lies outside the range on purpose.
       return outside.length > 0 ? { anyOf: [range, { enum: outside }] } : range;
@@ -100,7 +103,6 @@ export function exposeSchema(expose: Z2mExpose, settableOnly: boolean): JsonObje
       if (typeof expose.length_max === 'number') schema['maxItems'] = expose.length_max;
       return schema;
     }
-    case 'composite':
     default: {
       // Composite, or a specific type nested where a value is expected: an object of its features.
       const properties: JsonObject = {};

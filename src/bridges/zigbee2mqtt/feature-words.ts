@@ -14,7 +14,10 @@ const FEATURE_WORDS: Record<string, FeatureWords> = {
   contact: { words: ['open', 'closed', 'door', 'window', 'contact'], questions: ['is the {device} open', 'is the {device} closed'] },
   occupancy: { words: ['motion', 'movement', 'presence', 'occupied', 'someone'], questions: ['is anyone at the {device}', 'has the {device} seen motion'] },
   presence: { words: ['presence', 'occupied', 'someone', 'home'], questions: ['is anyone at the {device}'] },
-  temperature: { words: ['temperature', 'warm', 'cold', 'hot', 'degrees'], questions: ['what is the temperature at the {device}', 'how warm is it at the {device}'] },
+  temperature: {
+    words: ['temperature', 'warm', 'cold', 'hot', 'degrees'],
+    questions: ['what is the temperature at the {device}', 'how warm is it at the {device}'],
+  },
   local_temperature: { words: ['temperature', 'warm', 'cold', 'degrees', 'room'], questions: ['how warm is it at the {device}'] },
   humidity: { words: ['humidity', 'humid', 'damp', 'moisture'], questions: ['how humid is it at the {device}'] },
   smoke: { words: ['smoke', 'fire', 'alarm'], questions: ['is there smoke at the {device}'] },
@@ -61,7 +64,10 @@ export function groupWords(group: string): string[] {
 
 /** The spoken form of a friendly name: "hallway/leak_sensor" → "hallway leak sensor". */
 export function spokenName(friendlyName: string): string {
-  return friendlyName.replace(/[/_\-.]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return friendlyName
+    .replace(/[/_\-.]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 export function wordsFor(featureName: string): string[] {

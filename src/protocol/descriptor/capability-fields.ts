@@ -1,7 +1,7 @@
 // Capability fields shared by the dialects that can state them (HomeClaw fully; ForgeSyte and RAGFlow
 // only through their own keys, but an MQTT plugin may add these to its metadata).
 import type { CapabilitySpec } from '../types.js';
-import { FieldReader, IssueList, at, describe } from './issues.js';
+import { FieldReader, type IssueList, at, describe } from './issues.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -27,7 +27,7 @@ export function readCapabilityExtras(source: Record<string, unknown>, path: stri
   const extras: CapabilityExtras = { post_process: fields.boolean('post_process') ?? false };
   const output = source['output_description'];
   if (output !== undefined && output !== null) {
-    // The seed allows "plain text or a JSON schema/example"; structured examples are kept as JSON text.
+    // output_description may be plain text or a JSON schema/example; structured ones are kept as JSON text.
     if (typeof output === 'string') extras.output_description = output;
     else if (typeof output === 'object') extras.output_description = JSON.stringify(output);
     else issues.error(at(path, 'output_description'), `must be a string or a JSON example, not ${describe(output)}`);

@@ -1,28 +1,22 @@
-// ForgeSyte dialect (seed 004): {name, description, version, tools{<id>: {description, input_schema,
+// ForgeSyte dialect (ForgeSyte's plugin metadata): {name, description, version, tools{<id>: {description, input_schema,
 // output_schema}}}. The plugin name is its id; each tool becomes a capability.
 import { isPluginId } from '../ids.js';
 import type { CapabilitySpec, PluginDescriptor } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
-import { FieldReader, IssueList, at, describe, isPlainObject } from './issues.js';
-import { explainBadCapabilityId, explainBadPluginId, isCapabilityId } from './name-patterns.js';
+import { FieldReader, type IssueList, at, describe } from './issues.js';
+import { explainBadCapabilityId, isCapabilityId } from './name-patterns.js';
 import type { NormalizeOptions } from './normalize-options.js';
-import { COMMON_PLUGIN_KEYS, readCommonPluginFields } from './plugin-fields.js';
+import { COMMON_PLUGIN_KEYS, readCommonPluginFields, readIdOrName } from './plugin-fields.js';
 import { outputSchemaFromLoose, parametersFromInputSchema } from './schema-forms.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 const PLUGIN_KEYS = new Set<string>(['id', 'name', 'title', 'description', 'tools', ...COMMON_PLUGIN_KEYS]);
 const TOOL_KEYS = new Set<string>(['title', 'description', 'input_schema', 'output_schema', ...CAPABILITY_EXTRA_KEYS]);
 
-export function normalizeForgeSyte(
-  input: Record<string, unknown>,
-  options: NormalizeOptions,
-  issues: IssueList,
-): PluginDescriptor | undefined {
+export function normalizeForgeSyte(input: Record<string, unknown>, options: NormalizeOptions, issues: IssueList): PluginDescriptor | undefined {
   const fields = new FieldReader(input, '', issues);
   const name = fields.requiredString('name');
-  // An explicit id (an extension for bus plugins) wins; otherwise the ForgeSyte name is the id.
-  const idKey = input['id'] !== undefined ? 'id' : 'name';
-  const id = input[idKey];
-  if (id !== undefined && !isPluginId(id)) issues.error(`/${idKey}`, explainBadPluginId(id));
+  const id = readIdOrName(input, issues);
   const description = fields.requiredString('description');
   const common = readCommonPluginFields(input, issues, options);
   // ForgeSyte: "version defaults to 1.0.0".
@@ -52,12 +46,14 @@ function readTools(tools: unknown, issues: IssueList): CapabilitySpec[] | undefi
     const description = fields.requiredString('description');
     const title = fields.string('title', { nonEmpty: true });
     // input_schema is required by ForgeSyte; a tool without one simply takes no arguments here.
-    const inputs = tool['input_schema'] === undefined || tool['input_schema'] === null
-      ? { parameters: [] }
-      : parametersFromInputSchema(tool['input_schema'], at(path, 'input_schema'), issues);
-    const outputSchema = tool['output_schema'] === undefined || tool['output_schema'] === null
-      ? undefined
-      : outputSchemaFromLoose(tool['output_schema'], at(path, 'output_schema'), issues);
+    const inputs =
+      tool['input_schema'] === undefined || tool['input_schema'] === null
+        ? { parameters: [] }
+        : parametersFromInputSchema(tool['input_schema'], at(path, 'input_schema'), issues);
+    const outputSchema =
+      tool['output_schema'] === undefined || tool['output_schema'] === null
+        ? undefined
+        : outputSchemaFromLoose(tool['output_schema'], at(path, 'output_schema'), issues);
     const extras = readCapabilityExtras(tool, path, issues);
     fields.warnUnknown(TOOL_KEYS);
     if (issues.errors.length > errorsBefore || !description || !inputs || !isCapabilityId(toolId)) continue;

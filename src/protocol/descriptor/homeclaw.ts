@@ -1,25 +1,18 @@
-// HomeClaw dialect: plugin.yaml / plugin.json manifests and the registration JSON of the seeds.
+// HomeClaw dialect: plugin.yaml / plugin.json manifests and the JSON body of HomeClaw's registration API.
 // It is also a superset of the canonical form, so a stored descriptor normalises to itself.
 import type { CapabilitySpec, PluginDescriptor, ParameterSpec } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
-import { FieldReader, IssueList, at, describe, isPlainObject } from './issues.js';
+import { FieldReader, type IssueList, at, describe } from './issues.js';
 import { explainBadCapabilityId, explainBadPluginId, isCapabilityId } from './name-patterns.js';
 import { isPluginId } from '../ids.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { readParameter, reportDuplicates } from './parameters.js';
 import { COMMON_PLUGIN_KEYS, readCommonPluginFields } from './plugin-fields.js';
 import { jsonSchemaCompileError, outputSchemaFromLoose, parametersFromInputSchema, toFullObjectSchema } from './schema-forms.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 const PLUGIN_KEYS = new Set<string>(['id', 'plugin_id', 'name', 'description', 'capabilities', ...COMMON_PLUGIN_KEYS]);
-const CAPABILITY_KEYS = new Set<string>([
-  'id',
-  'name',
-  'description',
-  'parameters',
-  'input_schema',
-  'output_schema',
-  ...CAPABILITY_EXTRA_KEYS,
-]);
+const CAPABILITY_KEYS = new Set<string>(['id', 'name', 'description', 'parameters', 'input_schema', 'output_schema', ...CAPABILITY_EXTRA_KEYS]);
 
 /** The id a HomeClaw input claims, as given (may be invalid): 'id', else the registration JSON's 'plugin_id'. */
 export function homeclawClaimedId(input: Record<string, unknown>): { value: unknown; key: 'id' | 'plugin_id' } {
@@ -27,11 +20,7 @@ export function homeclawClaimedId(input: Record<string, unknown>): { value: unkn
   return { value: input['plugin_id'], key: 'plugin_id' };
 }
 
-export function normalizeHomeClaw(
-  input: Record<string, unknown>,
-  options: NormalizeOptions,
-  issues: IssueList,
-): PluginDescriptor | undefined {
+export function normalizeHomeClaw(input: Record<string, unknown>, options: NormalizeOptions, issues: IssueList): PluginDescriptor | undefined {
   const fields = new FieldReader(input, '', issues);
   const claimed = homeclawClaimedId(input);
   if (claimed.value === undefined || claimed.value === null) {

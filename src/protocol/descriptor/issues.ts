@@ -2,6 +2,7 @@
 // the INPUT (so the author can find it in their own plugin.yaml or metadata), never just the first.
 import { escapePointer } from '../validate.js';
 import type { JsonObject, JsonValue, ValidationIssue } from '../types.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export class IssueList {
   readonly errors: ValidationIssue[] = [];
@@ -22,10 +23,6 @@ export class IssueList {
 
 export function at(path: string, key: string | number): string {
   return `${path}/${escapePointer(String(key))}`;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function isJsonValue(value: unknown, depth = 0): value is JsonValue {

@@ -1,6 +1,7 @@
 // A capability's parameters as the JSON Schema used twice: by ajv to validate a call's parameters, and
 // as the LLM tool schema (restricted to the parameters the LLM should see).
 import type { CapabilitySpec, JsonObject, ParameterSpec } from '../types.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 /** The JSON Schema (draft 2020-12 subset, type object) for a capability's parameters. */
 export function capabilityInputSchema(capability: CapabilitySpec, only?: ParameterSpec[]): JsonObject {
@@ -36,7 +37,7 @@ function restrictSchema(schema: JsonObject, keep: Set<string> | undefined): Json
   delete copy['$schema'];
   if (!keep) return copy;
   const properties = copy['properties'];
-  if (typeof properties === 'object' && properties !== null && !Array.isArray(properties)) {
+  if (isPlainObject(properties)) {
     for (const name of Object.keys(properties)) if (!keep.has(name)) delete properties[name];
   }
   const required = copy['required'];

@@ -1,12 +1,15 @@
-// Every way a plugin can describe itself ends here as one canonical PluginDescriptor (plan §4).
+// Every way a plugin can describe itself ends here as one canonical PluginDescriptor
+// (topics/schemas/descriptor.schema.json), the only form the rest of the Core sees.
 import type { PluginDescriptor, ValidationIssue } from '../types.js';
 import { validateCanonicalDescriptor } from './canonical.js';
 import { normalizeForgeSyte } from './forgesyte.js';
 import { normalizeHomeClaw } from './homeclaw.js';
-import { IssueList, describe, isPlainObject } from './issues.js';
+import { IssueList, describe } from './issues.js';
 import type { Dialect, NormalizeOptions } from './normalize-options.js';
 import { normalizeRagFlow } from './ragflow.js';
 import { reachabilityProblems } from './reachability.js';
+import { errorMessage } from '../../kit/error-message.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export type { Dialect, NormalizeOptions } from './normalize-options.js';
 export { descriptorContentHash, canonicalJson } from './content-hash.js';
@@ -46,7 +49,7 @@ export function normalizeDescriptor(input: unknown, options: NormalizeOptions): 
     descriptor = normalizers[dialect](input, options, issues);
   } catch (error) {
     // Defensive: a normaliser bug must surface as a rejection, never as an exception in a message handler.
-    issues.error('', `descriptor could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    issues.error('', `descriptor could not be read: ${errorMessage(error)}`);
   }
   if (issues.hasErrors || !descriptor) {
     return { ok: false, errors: issues.errors.length > 0 ? issues.errors : [{ path: '', message: 'descriptor is invalid' }] };

@@ -2,8 +2,9 @@
 // RAGFlow and ForgeSyte key them by name; the fields themselves mean the same everywhere.
 import { PARAMETER_TYPES, SYSTEM_KEYS } from '../types.js';
 import type { JsonValue, ParameterSpec, ParameterType, SystemKey } from '../types.js';
-import { FieldReader, IssueList, at, describe, isJsonValue, isPlainObject } from './issues.js';
+import { FieldReader, type IssueList, at, describe, isJsonValue } from './issues.js';
 import { explainBadParameterName, isParameterName } from './name-patterns.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 /**
  * Python-ish spellings used by RAGFlow ("whatever the LLM can recognise") and loose JSON-schema-like
@@ -98,7 +99,7 @@ export function readParameter(
   const errorsBefore = issues.errors.length;
   const fields = new FieldReader(spec, path, issues);
   const type = readParameterType(spec['type'], at(path, 'type'), issues, options.typeAliases);
-  // Default true, as in the HomeClaw seed; RAGFlow always states it.
+  // Default true: a parameter is required unless it says otherwise (RAGFlow always states it).
   const required = fields.boolean('required') ?? true;
   const description = fields.string('description');
   let defaultValue: JsonValue | undefined;

@@ -2,14 +2,14 @@
 // RAGFlow plugin on the bus can still declare its type, config (e.g. max_concurrency) and examples.
 import { PLUGIN_TYPES } from '../types.js';
 import type { PluginConfig, PluginDescriptor, PluginType } from '../types.js';
-import { FieldReader, IssueList, at, describe, isJsonValue, isPlainObject, toJsonObject } from './issues.js';
+import { FieldReader, type IssueList, at, describe, isJsonValue, toJsonObject } from './issues.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { checkVersion } from './semver.js';
+import { isPlainObject } from '../../kit/plain-object.js';
+import { isPluginId } from '../ids.js';
+import { explainBadPluginId } from './name-patterns.js';
 
-export type CommonPluginFields = Pick<
-  PluginDescriptor,
-  'description_long' | 'examples' | 'version' | 'keywords' | 'type' | 'health_check_url' | 'config'
->;
+export type CommonPluginFields = Pick<PluginDescriptor, 'description_long' | 'examples' | 'version' | 'keywords' | 'type' | 'health_check_url' | 'config'>;
 
 export const COMMON_PLUGIN_KEYS = [
   'description_long',
@@ -28,11 +28,19 @@ export const COMMON_PLUGIN_KEYS = [
   'heartbeat_interval_sec',
 ] as const;
 
-export function readCommonPluginFields(
-  input: Record<string, unknown>,
-  issues: IssueList,
-  options: NormalizeOptions,
-): CommonPluginFields {
+/**
+ * The plugin id of a dialect that names plugins by id (ForgeSyte, RAGFlow): an explicit `id` (an extension
+ * for bus plugins) wins, otherwise the `name` is the id. An id that is present but invalid is reported on
+ * the key it came from; the value is returned as found, for the caller's final isPluginId check.
+ */
+export function readIdOrName(input: Record<string, unknown>, issues: IssueList): unknown {
+  const idKey = input['id'] !== undefined ? 'id' : 'name';
+  const id = input[idKey];
+  if (id !== undefined && !isPluginId(id)) issues.error(`/${idKey}`, explainBadPluginId(id));
+  return id;
+}
+
+export function readCommonPluginFields(input: Record<string, unknown>, issues: IssueList, options: NormalizeOptions): CommonPluginFields {
   const fields = new FieldReader(input, '', issues);
   const result: CommonPluginFields = { type: options.default_type, config: {} };
   const descriptionLong = fields.string('description_long');

@@ -1,27 +1,22 @@
-// RAGFlow dialect (seed 002): one LLM tool per plugin, {name, description, parameters{<name>: {type,
+// RAGFlow dialect (a RAGFlow plugin class's metadata): one LLM tool per plugin, {name, description, parameters{<name>: {type,
 // description, required}}}. display* fields are frontend i18n keys ("$t:...") and are ignored.
 import { isPluginId } from '../ids.js';
 import type { CapabilitySpec, ParameterSpec, PluginDescriptor } from '../types.js';
 import { CAPABILITY_EXTRA_KEYS, readCapabilityExtras } from './capability-fields.js';
-import { FieldReader, IssueList, at, isPlainObject } from './issues.js';
-import { explainBadPluginId, isCapabilityId } from './name-patterns.js';
+import { FieldReader, type IssueList, at } from './issues.js';
+import { isCapabilityId } from './name-patterns.js';
 import type { NormalizeOptions } from './normalize-options.js';
 import { readParameter } from './parameters.js';
 import { checkVersion } from './semver.js';
-import { COMMON_PLUGIN_KEYS, readCommonPluginFields } from './plugin-fields.js';
+import { COMMON_PLUGIN_KEYS, readCommonPluginFields, readIdOrName } from './plugin-fields.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 const PLUGIN_KEYS = new Set<string>(['id', 'name', 'description', 'parameters', '_version_', ...COMMON_PLUGIN_KEYS, ...CAPABILITY_EXTRA_KEYS]);
 
-export function normalizeRagFlow(
-  input: Record<string, unknown>,
-  options: NormalizeOptions,
-  issues: IssueList,
-): PluginDescriptor | undefined {
+export function normalizeRagFlow(input: Record<string, unknown>, options: NormalizeOptions, issues: IssueList): PluginDescriptor | undefined {
   const fields = new FieldReader(input, '', issues);
   const name = fields.requiredString('name');
-  const idKey = input['id'] !== undefined ? 'id' : 'name';
-  const id = input[idKey];
-  if (id !== undefined && !isPluginId(id)) issues.error(`/${idKey}`, explainBadPluginId(id));
+  const id = readIdOrName(input, issues);
   const description = fields.requiredString('description');
   const common = readCommonPluginFields(input, issues, options);
   // The Python class attribute _version_ may travel as is.

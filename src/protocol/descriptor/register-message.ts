@@ -1,11 +1,10 @@
 // A register message is a descriptor plus liveness fields. Both parts are checked together so the
 // rejection lists every problem at once (envelope and descriptor), with its path.
-import { isPluginId } from '../ids.js';
 import type { PluginDescriptor, ValidationIssue } from '../types.js';
 import { validatePayload } from '../validate.js';
-import { isPlainObject } from './issues.js';
 import { detectDialect, normalizeDescriptor } from './normalize.js';
 import type { Dialect, NormalizeOptions } from './normalize-options.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 export type RegisterParse =
   | {
@@ -16,7 +15,7 @@ export type RegisterParse =
       heartbeat_interval_sec?: number;
       warnings?: ValidationIssue[];
     }
-  | { ok: false; errors: ValidationIssue[]; /** The id the message claimed, as given, for the ack. */ claimed_id: string | null };
+  | { ok: false; errors: ValidationIssue[] /** The id the message claimed, as given, for the ack. */; claimed_id: string | null };
 
 /**
  * The plugin id a descriptor claims, exactly as given (possibly invalid), or null. Use isPluginId on it
@@ -52,4 +51,3 @@ export function parseRegisterMessage(value: unknown, options: NormalizeOptions):
   if (normalized.warnings) result.warnings = normalized.warnings;
   return result;
 }
-

@@ -5,9 +5,11 @@
 // capability.input_schema and validation uses it.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonObject, JsonValue, ParameterSpec, ParameterType } from '../types.js';
-import { IssueList, at, describe, isJsonValue, isPlainObject, toJsonObject } from './issues.js';
+import { type IssueList, at, describe, isJsonValue, toJsonObject } from './issues.js';
 import { explainBadParameterName, isParameterName } from './name-patterns.js';
 import { readParameterType } from './parameters.js';
+import { errorMessage } from '../../kit/error-message.js';
+import { isPlainObject } from '../../kit/plain-object.js';
 
 /** Property keywords a ParameterSpec carries without loss. */
 const LOSSLESS_PROPERTY_KEYS = new Set(['type', 'description', 'default', 'enum', 'items', 'properties']);
@@ -168,11 +170,7 @@ export function parametersFromInputSchema(value: unknown, path: string, issues: 
  * The best parameter type for a property. exact=false when the schema says more than one type can
  * carry (type lists, anyOf, no type): the full schema is then kept for validation.
  */
-function propertyType(
-  spec: Record<string, unknown>,
-  path: string,
-  issues: IssueList,
-): { type?: ParameterType; exact: boolean } {
+function propertyType(spec: Record<string, unknown>, path: string, issues: IssueList): { type?: ParameterType; exact: boolean } {
   const declared = spec['type'];
   if (typeof declared === 'string') return { type: readParameterType(declared, path, issues, true), exact: true };
   if (Array.isArray(declared)) {
@@ -216,6 +214,6 @@ export function jsonSchemaCompileError(schema: JsonObject): string | null {
     new Ajv2020({ strict: false, validateFormats: false }).compile(schema);
     return null;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }

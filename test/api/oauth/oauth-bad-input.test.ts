@@ -26,12 +26,22 @@ async function addClient(name: string, redirect_uris: string[]): Promise<Client>
 /** A consent for `client` with alice's token; the code and the verifier that goes with it. */
 async function freshCode(who: Client = client): Promise<{ code: string; verifier: string }> {
   const { code_verifier, code_challenge } = await pkcePair();
-  const code = codeOf(await consent(authorizeUrl(core.httpUrl, { client_id: who.client_id, redirect_uri: REDIRECT_URI, code_challenge, state: 's1' }), aliceToken));
+  const code = codeOf(
+    await consent(authorizeUrl(core.httpUrl, { client_id: who.client_id, redirect_uri: REDIRECT_URI, code_challenge, state: 's1' }), aliceToken),
+  );
   return { code, verifier: code_verifier };
 }
 
 const exchange = (code: string, verifier: string, who: Client = client, extra: Record<string, string> = {}) =>
-  tokenRequest(core.httpUrl, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: who.client_id, client_secret: who.client_secret, ...extra });
+  tokenRequest(core.httpUrl, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT_URI,
+    client_id: who.client_id,
+    client_secret: who.client_secret,
+    ...extra,
+  });
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -59,7 +69,9 @@ describe('/mcp tokens', () => {
     expect((await initializeMcp(core.httpUrl, aliceToken)).status).toBe(200);
     const { code, verifier } = await freshCode();
     const tokens = await exchange(code, verifier);
-    expect((await fetch(`${core.httpUrl}/api/plugins/search?q=time`, { headers: { authorization: `Bearer ${String(tokens.body.access_token)}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${core.httpUrl}/api/plugins/search?q=time`, { headers: { authorization: `Bearer ${String(tokens.body.access_token)}` } })).status,
+    ).toBe(401);
   });
 
   it('http.public_url names the URLs behind a proxy; a Host header that is not a host falls back to the listener', async () => {
@@ -85,7 +97,9 @@ describe('authorization endpoint', () => {
     expect(unknown.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await unknown.text()).toContain('No OAuth client &quot;hcc_nobody&quot; is registered');
     const evil = 'https://attacker.example/steal';
-    const unregistered = await fetch(authorizeUrl(core.httpUrl, { client_id: client.client_id, redirect_uri: evil, code_challenge, state: 'x' }), { redirect: 'manual' });
+    const unregistered = await fetch(authorizeUrl(core.httpUrl, { client_id: client.client_id, redirect_uri: evil, code_challenge, state: 'x' }), {
+      redirect: 'manual',
+    });
     expect(unregistered.status).toBe(400);
     expect(unregistered.headers.get('location')).toBeNull();
     const html = await unregistered.text();
@@ -94,7 +108,12 @@ describe('authorization endpoint', () => {
     // The consent POST repeats the check: a tampered hidden field gets the same page.
     const page = await fetch(authorizeUrl(core.httpUrl, { client_id: client.client_id, redirect_uri: REDIRECT_URI, code_challenge }));
     const form = new URLSearchParams({ ...hiddenFields(await page.text()), redirect_uri: evil, token: aliceToken, decision: 'allow' });
-    const tampered = await fetch(`${core.httpUrl}/oauth/authorize`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form, redirect: 'manual' });
+    const tampered = await fetch(`${core.httpUrl}/oauth/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+      redirect: 'manual',
+    });
     expect(tampered.status).toBe(400);
     expect(tampered.headers.get('location')).toBeNull();
   });
@@ -159,20 +178,38 @@ describe('token endpoint', () => {
     expect((await initializeMcp(core.httpUrl, String(first.body.access_token))).status).toBe(200);
     const replay = await exchange(code, verifier);
     expect(replay.status).toBe(400);
-    expect(replay.body).toEqual({ error: 'invalid_grant', error_description: 'the authorization code was already used; the tokens issued from it are revoked' });
+    expect(replay.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'the authorization code was already used; the tokens issued from it are revoked',
+    });
     expect((await initializeMcp(core.httpUrl, String(first.body.access_token))).status).toBe(401);
-    const refresh = await tokenRequest(core.httpUrl, { grant_type: 'refresh_token', refresh_token: String(first.body.refresh_token), client_id: client.client_id, client_secret: client.client_secret });
+    const refresh = await tokenRequest(core.httpUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: String(first.body.refresh_token),
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     expect(refresh.body).toMatchObject({ error: 'invalid_grant' });
   });
 
   it('unknown client or wrong secret: 401 invalid_client (with a Basic challenge when Basic was used)', async () => {
     const { code, verifier } = await freshCode();
-    const unknown = await tokenRequest(core.httpUrl, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: 'hcc_nobody', client_secret: 'x' });
+    const unknown = await tokenRequest(core.httpUrl, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: 'hcc_nobody',
+      client_secret: 'x',
+    });
     expect(unknown.status).toBe(401);
     expect(unknown.body).toMatchObject({ error: 'invalid_client' });
     const wrongSecret = await exchange(code, verifier, { ...client, client_secret: 'hcs_wrong' });
     expect(wrongSecret.status).toBe(401);
-    const basic = await tokenRequest(core.httpUrl, { grant_type: 'authorization_code', code, code_verifier: verifier }, { authorization: `Basic ${Buffer.from(`${client.client_id}:nope`).toString('base64')}` });
+    const basic = await tokenRequest(
+      core.httpUrl,
+      { grant_type: 'authorization_code', code, code_verifier: verifier },
+      { authorization: `Basic ${Buffer.from(`${client.client_id}:nope`).toString('base64')}` },
+    );
     expect(basic.status).toBe(401);
     expect(basic.headers.get('www-authenticate')).toBe('Basic realm="homeclaw"');
     // None of these consumed the code.
@@ -181,13 +218,29 @@ describe('token endpoint', () => {
 
   it('a code of another client, a changed redirect URI, an unknown grant type, a foreign resource', async () => {
     const { code, verifier } = await freshCode();
-    expect((await exchange(code, verifier, other)).body).toEqual({ error: 'invalid_grant', error_description: 'the authorization code was issued to another client' });
-    expect((await exchange(code, verifier, client, { redirect_uri: 'http://127.0.0.1:9/elsewhere' })).body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('redirect_uri') });
-    const password = await tokenRequest(core.httpUrl, { grant_type: 'password', username: 'alice', password: 'x', client_id: client.client_id, client_secret: client.client_secret });
+    expect((await exchange(code, verifier, other)).body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'the authorization code was issued to another client',
+    });
+    expect((await exchange(code, verifier, client, { redirect_uri: 'http://127.0.0.1:9/elsewhere' })).body).toMatchObject({
+      error: 'invalid_grant',
+      error_description: expect.stringContaining('redirect_uri'),
+    });
+    const password = await tokenRequest(core.httpUrl, {
+      grant_type: 'password',
+      username: 'alice',
+      password: 'x',
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     expect(password.body).toMatchObject({ error: 'unsupported_grant_type' });
     const target = await exchange((await freshCode()).code, verifier, client, { resource: 'https://elsewhere.example/mcp' });
     expect(target.body).toMatchObject({ error: 'invalid_target' });
-    const repeated = await fetch(`${core.httpUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&grant_type=authorization_code' });
+    const repeated = await fetch(`${core.httpUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=refresh_token&grant_type=authorization_code',
+    });
     expect(repeated.status).toBe(400);
     expect(await repeated.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('"grant_type" given more than once') });
   });
@@ -195,7 +248,12 @@ describe('token endpoint', () => {
   it('a refresh token presented by another client ends the grant', async () => {
     const { code, verifier } = await freshCode();
     const tokens = await exchange(code, verifier);
-    const stolen = await tokenRequest(core.httpUrl, { grant_type: 'refresh_token', refresh_token: String(tokens.body.refresh_token), client_id: other.client_id, client_secret: other.client_secret });
+    const stolen = await tokenRequest(core.httpUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: String(tokens.body.refresh_token),
+      client_id: other.client_id,
+      client_secret: other.client_secret,
+    });
     expect(stolen.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('another client') });
     expect((await initializeMcp(core.httpUrl, String(tokens.body.access_token))).status).toBe(401);
   });
@@ -203,7 +261,11 @@ describe('token endpoint', () => {
 
 describe('registration and administration', () => {
   it('dynamic registration is off by default: 403, and the metadata does not offer it', async () => {
-    const res = await fetch(`${core.httpUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }) });
+    const res = await fetch(`${core.httpUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }),
+    });
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ error: 'access_denied', error_description: expect.stringContaining('oauth.dynamic_registration') });
   });
@@ -241,8 +303,8 @@ describe('registration and administration', () => {
   });
 });
 
-describe('as Home Assistant\'s MCP integration does it', () => {
-  it('client_secret_post, HA\'s extra authorize parameters and long state, a 128-character verifier; refresh replaces the refresh token', async () => {
+describe("as Home Assistant's MCP integration does it", () => {
+  it("client_secret_post, HA's extra authorize parameters and long state, a 128-character verifier; refresh replaces the refresh token", async () => {
     const ha = await addClient('Home Assistant', ['https://my.home-assistant.io/redirect/oauth', 'http://homeassistant.local:8123/auth/external/callback']);
     const verifier = 'A'.repeat(20) + 'b-._~'.repeat(20) + 'z'.repeat(8);
     expect(verifier).toHaveLength(128);
@@ -271,7 +333,12 @@ describe('as Home Assistant\'s MCP integration does it', () => {
     });
     expect(tokens.status).toBe(200);
     expect(tokens.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'mcp' });
-    const refreshed = await tokenRequest(core.httpUrl, { grant_type: 'refresh_token', client_id: ha.client_id, client_secret: ha.client_secret, refresh_token: String(tokens.body.refresh_token) });
+    const refreshed = await tokenRequest(core.httpUrl, {
+      grant_type: 'refresh_token',
+      client_id: ha.client_id,
+      client_secret: ha.client_secret,
+      refresh_token: String(tokens.body.refresh_token),
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.refresh_token).not.toBe(tokens.body.refresh_token);
     expect((await initializeMcp(core.httpUrl, String(refreshed.body.access_token))).status).toBe(200);

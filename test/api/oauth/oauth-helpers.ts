@@ -80,13 +80,23 @@ export interface ConsentResult {
 /** The hidden fields of the consent page's form. */
 export function hiddenFields(html: string): Record<string, string> {
   const fields: Record<string, string> = {};
-  const unescape = (text: string): string => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[unescape(match[1]!)] = unescape(match[2]!);
+  const unescapeHtml = (text: string): string =>
+    text
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[unescapeHtml(match[1]!)] = unescapeHtml(match[2]!);
   return fields;
 }
 
 /** A person opens the authorization URL and answers the consent page with a token. */
-export async function consent(authorizationUrl: URL | string, token: string, options: { decision?: 'allow' | 'deny'; act_as?: string; ip?: string } = {}): Promise<ConsentResult> {
+export async function consent(
+  authorizationUrl: URL | string,
+  token: string,
+  options: { decision?: 'allow' | 'deny'; act_as?: string; ip?: string } = {},
+): Promise<ConsentResult> {
   const page = await fetch(authorizationUrl, { redirect: 'manual' });
   const html = await page.text();
   if (page.status !== 200) return { status: page.status, html, ...(page.headers.get('location') ? { location: new URL(page.headers.get('location')!) } : {}) };
@@ -104,11 +114,16 @@ export async function consent(authorizationUrl: URL | string, token: string, opt
 /** The code of a successful consent redirect (fails the test otherwise). */
 export function codeOf(result: ConsentResult): string {
   const code = result.location?.searchParams.get('code');
-  if (result.status !== 302 || !code) throw new Error(`consent did not redirect with a code: ${result.status} ${result.location?.href ?? result.html.slice(0, 300)}`);
+  if (result.status !== 302 || !code)
+    throw new Error(`consent did not redirect with a code: ${result.status} ${result.location?.href ?? result.html.slice(0, 300)}`);
   return code;
 }
 
-export async function tokenRequest(baseUrl: string, params: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+export async function tokenRequest(
+  baseUrl: string,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const res = await fetch(`${baseUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers },
@@ -132,6 +147,11 @@ export async function initializeMcp(baseUrl: string, bearer?: string): Promise<R
   return fetch(`${baseUrl}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
   });
 }

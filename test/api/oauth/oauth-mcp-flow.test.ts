@@ -79,13 +79,19 @@ describe('OAuth for /mcp with the MCP SDK client', () => {
     expect((await fetch(`${core.httpUrl}/.well-known/openid-configuration`)).status).toBe(404);
   });
 
-  it('register, consent with a user token, exchange; tools/list is scoped by the user\'s policy and tools/call runs as the user', async () => {
+  it("register, consent with a user token, exchange; tools/list is scoped by the user's policy and tools/call runs as the user", async () => {
     const provider = new MemoryOAuthProvider();
     await authorize(core, provider, aliceToken);
     const info = provider.clientInformation();
     expect(info).toMatchObject({ client_id: expect.stringMatching(/^hcc_/), client_secret: expect.stringMatching(/^hcs_/), client_secret_expires_at: 0 });
     const tokens = provider.tokens()!;
-    expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'mcp', access_token: expect.stringMatching(/^hcoa_/), refresh_token: expect.stringMatching(/^hcor_/) });
+    expect(tokens).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: 3600,
+      scope: 'mcp',
+      access_token: expect.stringMatching(/^hcoa_/),
+      refresh_token: expect.stringMatching(/^hcor_/),
+    });
 
     const { client } = await connect(core, provider);
     const names = (await client.listTools()).tools.map((tool) => tool.name);
@@ -102,7 +108,9 @@ describe('OAuth for /mcp with the MCP SDK client', () => {
     expect(audit.body.entries[0]).toMatchObject({ user_id: 'alice', plugin_id: 'time', outcome: 'ok' });
 
     const grants = await core.api<{ grants: { client_name: string; acts_as: unknown; approved_by: unknown }[] }>('GET', '/api/oauth/grants');
-    expect(grants.body.grants).toContainEqual(expect.objectContaining({ client_name: 'SDK test client', acts_as: { kind: 'user', user_id: 'alice' }, approved_by: { kind: 'user', user_id: 'alice' } }));
+    expect(grants.body.grants).toContainEqual(
+      expect.objectContaining({ client_name: 'SDK test client', acts_as: { kind: 'user', user_id: 'alice' }, approved_by: { kind: 'user', user_id: 'alice' } }),
+    );
   });
 
   it('refresh: the SDK gets new tokens; the replaced refresh token, presented again, ends the whole grant', async () => {
@@ -116,13 +124,23 @@ describe('OAuth for /mcp with the MCP SDK client', () => {
     expect((await initializeMcp(core.httpUrl, second.access_token)).status).toBe(200);
 
     const info = provider.clientInformation()!;
-    const reuse = await tokenRequest(core.httpUrl, { grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: info.client_id, client_secret: info.client_secret! });
+    const reuse = await tokenRequest(core.httpUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token!,
+      client_id: info.client_id,
+      client_secret: info.client_secret!,
+    });
     expect(reuse.status).toBe(400);
     expect(reuse.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already used') });
     const after = await initializeMcp(core.httpUrl, second.access_token);
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    const again = await tokenRequest(core.httpUrl, { grant_type: 'refresh_token', refresh_token: second.refresh_token!, client_id: info.client_id, client_secret: info.client_secret! });
+    const again = await tokenRequest(core.httpUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: second.refresh_token!,
+      client_id: info.client_id,
+      client_secret: info.client_secret!,
+    });
     expect(again.body).toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -141,7 +159,11 @@ describe('OAuth for /mcp with the MCP SDK client', () => {
     expect(revoked.status).toBe(200);
     expect((await initializeMcp(core.httpUrl, tokens.access_token)).status).toBe(401);
     // An unknown or already revoked token is answered the same way.
-    const twice = await fetch(`${core.httpUrl}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic }, body: new URLSearchParams({ token: tokens.refresh_token! }) });
+    const twice = await fetch(`${core.httpUrl}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+      body: new URLSearchParams({ token: tokens.refresh_token! }),
+    });
     expect(twice.status).toBe(200);
   });
 
@@ -176,7 +198,12 @@ describe('OAuth for /mcp with the MCP SDK client', () => {
     });
     expect(registered.status).toBe(201);
     const info = (await registered.json()) as Record<string, unknown>;
-    expect(info).toMatchObject({ client_name: 'Home Assistant', redirect_uris: ['https://my.home-assistant.io/redirect/oauth'], token_endpoint_auth_method: 'none', scope: 'mcp' });
+    expect(info).toMatchObject({
+      client_name: 'Home Assistant',
+      redirect_uris: ['https://my.home-assistant.io/redirect/oauth'],
+      token_endpoint_auth_method: 'none',
+      scope: 'mcp',
+    });
     expect(info['client_secret']).toBeUndefined();
 
     const provider = new MemoryOAuthProvider({ client_name: 'public SDK client', token_endpoint_auth_method: 'none' });
@@ -185,20 +212,35 @@ describe('OAuth for /mcp with the MCP SDK client', () => {
     const { client } = await connect(core, provider);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('time__now');
     // A secret presented for a public client is wrong, not ignored.
-    const refresh = await tokenRequest(core.httpUrl, { grant_type: 'refresh_token', refresh_token: provider.tokens()!.refresh_token!, client_id: provider.clientInformation()!.client_id, client_secret: 'guess' });
+    const refresh = await tokenRequest(core.httpUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: provider.tokens()!.refresh_token!,
+      client_id: provider.clientInformation()!.client_id,
+      client_secret: 'guess',
+    });
     expect(refresh.status).toBe(401);
   });
 
   it('registration refuses unusable metadata with the RFC 7591 error', async () => {
     const register = async (body: unknown) => {
-      const res = await fetch(`${core.httpUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${core.httpUrl}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, body: (await res.json()) as Record<string, string> };
     };
     expect(await register({ redirect_uris: ['javascript:alert(1)'] })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
     expect(await register({ redirect_uris: ['com.example.app:/callback'], client_name: 'native app' })).toMatchObject({ status: 201 });
     expect(await register({ redirect_uris: ['ftp://files.example/cb'] })).toMatchObject({ status: 400, body: { error: 'invalid_redirect_uri' } });
-    expect(await register({ redirect_uris: [REDIRECT_URI], grant_types: ['client_credentials'] })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
-    expect(await register({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'private_key_jwt' })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
+    expect(await register({ redirect_uris: [REDIRECT_URI], grant_types: ['client_credentials'] })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_client_metadata' },
+    });
+    expect(await register({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'private_key_jwt' })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_client_metadata' },
+    });
     expect(await register({ redirect_uris: [REDIRECT_URI], scope: 'admin' })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
   });
 
@@ -211,7 +253,12 @@ describe('OAuth for /mcp with the MCP SDK client', () => {
     core.ctx.users.rotate('carol');
     expect((await initializeMcp(core.httpUrl, tokens.access_token)).status).toBe(401);
     const info = provider.clientInformation()!;
-    const refresh = await tokenRequest(core.httpUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: info.client_id, client_secret: info.client_secret! });
+    const refresh = await tokenRequest(core.httpUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: info.client_id,
+      client_secret: info.client_secret!,
+    });
     expect(refresh.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('no longer valid') });
   });
 });

@@ -76,7 +76,12 @@ describe('front door on the embedded broker (loopback: anonymous callers)', () =
   });
 
   it('unknown plugin or capability: not_found on call_result', async () => {
-    expect(await call(client, 'nosuch', 'run', { request_id: 'bad-plugin' })).toMatchObject({ request_id: 'bad-plugin', success: false, error_code: 'not_found', plugin_id: 'nosuch' });
+    expect(await call(client, 'nosuch', 'run', { request_id: 'bad-plugin' })).toMatchObject({
+      request_id: 'bad-plugin',
+      success: false,
+      error_code: 'not_found',
+      plugin_id: 'nosuch',
+    });
     const capability = await call(client, 'time', 'nosuch', { request_id: 'bad-cap' });
     expect(capability).toMatchObject({ success: false, error_code: 'not_found' });
     expect(capability.error).toContain('has no capability "nosuch"');
@@ -89,7 +94,12 @@ describe('front door on the embedded broker (loopback: anonymous callers)', () =
     expect(reply.error).toContain('timezone');
     const shape = await call(client, 'time', 'now', { request_id: 'bad-shape', parameters: ['UTC'], extra: true });
     expect(shape).toMatchObject({ success: false, error_code: 'invalid_params' });
-    expect(shape.metadata?.problems).toEqual(expect.arrayContaining([{ path: '/parameters', message: 'must be object' }, { path: '/extra', message: 'is not an allowed property' }]));
+    expect(shape.metadata?.problems).toEqual(
+      expect.arrayContaining([
+        { path: '/parameters', message: 'must be object' },
+        { path: '/extra', message: 'is not an allowed property' },
+      ]),
+    );
     expect(core.ctx.dispatcher.getStats().succeeded).toBe(before);
   });
 
@@ -132,7 +142,10 @@ describe('front door with credentials only (the LAN setting)', () => {
   };
 
   beforeAll(async () => {
-    core = await startTestCore({ pluginsDir, overrides: { broker: { allow_anonymous: false }, policy: { users: { kid: { deny: ['whoami'] } }, require_confirmation: [] } } });
+    core = await startTestCore({
+      pluginsDir,
+      overrides: { broker: { allow_anonymous: false }, policy: { users: { kid: { deny: ['whoami'] } }, require_confirmation: [] } },
+    });
   }, 30_000);
   afterAll(async () => {
     for (const client of clients) await client.end(true);
@@ -144,7 +157,10 @@ describe('front door with credentials only (the LAN setting)', () => {
     const nodered = await login('nodered', 'caller');
     // Without --users a caller acts as the user named like its login.
     expect(await call(nodered, 'whoami', 'tell', { request_id: 'nr-1' })).toMatchObject({ success: true, text: 'asked by nodered on mqtt-call' });
-    expect(await call(nodered, 'whoami', 'tell', { request_id: 'nr-2', user_id: 'nodered' })).toMatchObject({ success: true, text: 'asked by nodered on mqtt-call' });
+    expect(await call(nodered, 'whoami', 'tell', { request_id: 'nr-2', user_id: 'nodered' })).toMatchObject({
+      success: true,
+      text: 'asked by nodered on mqtt-call',
+    });
     // SUBACK 0x80: mqtt.js rejects the subscription.
     await expect(nodered.client.subscribeAsync('homeclaw/call_result/+', { qos: 1 })).rejects.toThrow(/Subscribe error/);
   });
@@ -165,7 +181,9 @@ describe('front door with credentials only (the LAN setting)', () => {
     const unnamed = await call(family, 'whoami', 'tell', { request_id: 'fam-2' });
     expect(unnamed).toMatchObject({ success: false, error_code: 'forbidden' });
     expect(unnamed.error).toContain('acts for several users ("alice", "bob"): name one of them in user_id');
-    expect((await call(family, 'whoami', 'tell', { request_id: 'fam-3', user_id: 'mallory' })).error).toContain('may act only as "alice", "bob", not as "mallory"');
+    expect((await call(family, 'whoami', 'tell', { request_id: 'fam-3', user_id: 'mallory' })).error).toContain(
+      'may act only as "alice", "bob", not as "mallory"',
+    );
     expect(core.ctx.dispatcher.getStats().invoked).toBe(before);
   });
 
@@ -178,7 +196,10 @@ describe('front door with credentials only (the LAN setting)', () => {
 
   it('a caller bound to "*" may name anyone, and without user_id runs without a user', async () => {
     const automations = await login('automations', 'caller', ['*']);
-    expect(await call(automations, 'whoami', 'tell', { request_id: 'any-1', user_id: 'carol' })).toMatchObject({ success: true, text: 'asked by carol on mqtt-call' });
+    expect(await call(automations, 'whoami', 'tell', { request_id: 'any-1', user_id: 'carol' })).toMatchObject({
+      success: true,
+      text: 'asked by carol on mqtt-call',
+    });
     expect(await call(automations, 'whoami', 'tell', { request_id: 'any-2' })).toMatchObject({ success: true, text: 'asked by nobody on mqtt-call' });
   });
 
@@ -249,7 +270,10 @@ describe('front door on Mosquitto with the documented ACL', () => {
 
   it('a caller user calls and gets the result', async () => {
     const automations = await login('automations');
-    expect(await call(automations, 'time', 'now', { request_id: 'ext-1', parameters: { timezone: 'UTC' } })).toMatchObject({ request_id: 'ext-1', success: true });
+    expect(await call(automations, 'time', 'now', { request_id: 'ext-1', parameters: { timezone: 'UTC' } })).toMatchObject({
+      request_id: 'ext-1',
+      success: true,
+    });
   });
 
   it('the Core cannot tell external callers apart: they act as "household" unless access.callers.users says otherwise', async () => {

@@ -30,7 +30,11 @@ describe('Home Assistant as a plugin source', () => {
   beforeAll(async () => {
     stand = await startStandInHomeAssistant();
     core = await haCore(stand);
-    await waitFor(() => plugin(core)?.state === 'online' && plugin(core)?.descriptor.description_long !== undefined, 15_000, 'homeassistant online with its entities');
+    await waitFor(
+      () => plugin(core)?.state === 'online' && plugin(core)?.descriptor.description_long !== undefined,
+      15_000,
+      'homeassistant online with its entities',
+    );
   }, 30_000);
 
   afterAll(async () => {
@@ -83,7 +87,7 @@ describe('Home Assistant as a plugin source', () => {
     expect(stand.calls.length).toBe(before);
     const unknown = await core.api<PluginResult>('POST', '/v1/plugins/homeassistant/tools/HassTurnOff/run', { name: 'Dungeon Light' });
     expect(unknown.body).toMatchObject({ success: false, error_code: 'plugin_error' });
-    expect(unknown.body.error).toContain("Error calling tool: <MatchFailedError");
+    expect(unknown.body.error).toContain('Error calling tool: <MatchFailedError');
     expect(stand.calls.at(-1)).toEqual({ name: 'HassTurnOff', arguments: { name: 'Dungeon Light' } });
   });
 

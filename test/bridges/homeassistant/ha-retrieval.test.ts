@@ -45,7 +45,14 @@ beforeAll(async () => {
     const tool = dataset.tools.get(id)!;
     expect(registry.register({ descriptor: toolDescriptor(id, tool.name, tool.description), owner: 'api' }).ok).toBe(true);
   }
-  const config: HomeAssistantConfig = { url: stand.url, token: stand.token, refresh_sec: 3600, timeout_sec: 5, discovery: false, discovery_prefix: 'homeassistant' };
+  const config: HomeAssistantConfig = {
+    url: stand.url,
+    token: stand.token,
+    refresh_sec: 3600,
+    timeout_sec: 5,
+    discovery: false,
+    discovery_prefix: 'homeassistant',
+  };
   syncHomeAssistantPlugin({ config, registry, log: silentLogger() });
   adapter = new HomeAssistantAdapter({ registry, log: silentLogger(), settings: { url: stand.url, token: stand.token, refresh_sec: 3600, timeout_sec: 5 } });
   await adapter.attach(registry.get('homeassistant')!);

@@ -74,18 +74,31 @@ describe('parseLiveContext', () => {
     expect(await parseLiveContext(pythonJsonDumps({ success: false, error: 'expose entities first' }))).toEqual({ ok: false, error: 'expose entities first' });
     expect(await parseLiveContext('{"success": true')).toMatchObject({ ok: false, error: expect.stringContaining('malformed JSON') });
     expect(await parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\nnames: [unclosed' }))).toMatchObject({ ok: false });
-    expect(await parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\njust text' }))).toEqual({ ok: false, error: "GetLiveContext's device list is not a list" });
+    expect(await parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\njust text' }))).toEqual({
+      ok: false,
+      error: "GetLiveContext's device list is not a list",
+    });
     expect(await parseLiveContext(pythonJsonDumps({ success: true, result: 'Live Context: x:\n[]\n' }))).toEqual({ ok: true, entities: [] });
   });
 
   it("parses a big home's list off the event loop: timers keep firing meanwhile", async () => {
-    const entities = Array.from({ length: 2000 }, (_, i) => ({ entity_id: `light.l${i}`, names: [`Lamp ${i}`, `Alias ${i}`], area: `Room ${i % 40}`, state: 'on', attributes: { brightness: i % 255 } }));
+    const entities = Array.from({ length: 2000 }, (_, i) => ({
+      entity_id: `light.l${i}`,
+      names: [`Lamp ${i}`, `Alias ${i}`],
+      area: `Room ${i % 40}`,
+      state: 'on',
+      attributes: { brightness: i % 255 },
+    }));
     let ticks = 0;
     const timer = setInterval(() => (ticks += 1), 1);
     const outcome = await parseLiveContext(pythonJsonDumps({ success: true, result: liveContextText(entities) }));
     clearInterval(timer);
     expect(outcome.ok && outcome.entities.length).toBe(2000);
-    expect(outcome.ok && outcome.entities.find((e) => e.names[0] === 'Lamp 1999')).toEqual({ names: ['Lamp 1999', 'Alias 1999'], domain: 'light', areas: ['Room 39'] });
+    expect(outcome.ok && outcome.entities.find((e) => e.names[0] === 'Lamp 1999')).toEqual({
+      names: ['Lamp 1999', 'Alias 1999'],
+      domain: 'light',
+      areas: ['Room 39'],
+    });
     expect(ticks).toBeGreaterThan(0);
   });
 

@@ -7,11 +7,21 @@ const entity = (name: string, domain: string, area?: string): ExposedEntity => (
 
 describe('withEntities', () => {
   it('lists every device with its domain and area, and keeps capabilities and config', () => {
-    const base = { ...baseDescriptor('http://ha.local:8123'), capabilities: [{ id: 'HassTurnOn', name: 'HassTurnOn', description: 'on', parameters: [], post_process: false }] };
-    const described = withEntities(base, [{ names: ['Kitchen Light', 'Kitchen Lamp'], domain: 'light', areas: ['Kitchen'] }, entity('Garage Door', 'cover', 'Garage')]);
-    expect(described.description_long).toBe('Devices exposed to Assist (name, domain, area): Kitchen Light / Kitchen Lamp (light, Kitchen); Garage Door (cover, Garage).');
+    const base = {
+      ...baseDescriptor('http://ha.local:8123'),
+      capabilities: [{ id: 'HassTurnOn', name: 'HassTurnOn', description: 'on', parameters: [], post_process: false }],
+    };
+    const described = withEntities(base, [
+      { names: ['Kitchen Light', 'Kitchen Lamp'], domain: 'light', areas: ['Kitchen'] },
+      entity('Garage Door', 'cover', 'Garage'),
+    ]);
+    expect(described.description_long).toBe(
+      'Devices exposed to Assist (name, domain, area): Kitchen Light / Kitchen Lamp (light, Kitchen); Garage Door (cover, Garage).',
+    );
     expect(described.keywords).toEqual(['Kitchen', 'Garage']);
-    expect(described.examples).toEqual(expect.arrayContaining(['turn the Kitchen Light on or off', 'open or close the Garage Door', 'what is on in the Kitchen?']));
+    expect(described.examples).toEqual(
+      expect.arrayContaining(['turn the Kitchen Light on or off', 'open or close the Garage Door', 'what is on in the Kitchen?']),
+    );
     expect(described.capabilities).toEqual(base.capabilities);
     expect(described.config).toEqual({ url: 'http://ha.local:8123', max_concurrency: 4 });
   });

@@ -16,21 +16,36 @@ describe('readableResult', () => {
   });
 
   it('uses the speech when Home Assistant gives one, and reports failed targets', () => {
-    const withSpeech = { speech: { plain: { speech: 'Turned on the lights', extra_data: null } }, response_type: 'action_done', data: { targets: [], success: [], failed: [] } };
+    const withSpeech = {
+      speech: { plain: { speech: 'Turned on the lights', extra_data: null } },
+      response_type: 'action_done',
+      data: { targets: [], success: [], failed: [] },
+    };
     expect(readableResult('HassTurnOn', ok(pythonJsonDumps(withSpeech))).text).toBe('Turned on the lights');
-    const partial = { speech: {}, response_type: 'action_done', data: { targets: [], success: [{ name: 'A', type: 'entity', id: 'light.a' }], failed: [{ name: 'B', type: 'entity', id: 'light.b' }] } };
+    const partial = {
+      speech: {},
+      response_type: 'action_done',
+      data: { targets: [], success: [{ name: 'A', type: 'entity', id: 'light.a' }], failed: [{ name: 'B', type: 'entity', id: 'light.b' }] },
+    };
     expect(readableResult('HassTurnOff', ok(pythonJsonDumps(partial)))).toMatchObject({ success: true, text: 'Turned off A. Failed: B.' });
   });
 
   it('an error response is a failure with its code', () => {
     const error = { speech: {}, response_type: 'error', data: { code: 'no_valid_targets' } };
-    expect(readableResult('HassTurnOn', ok(pythonJsonDumps(error)))).toMatchObject({ success: false, error: 'Home Assistant could not do that (no_valid_targets)', error_code: 'plugin_error' });
+    expect(readableResult('HassTurnOn', ok(pythonJsonDumps(error)))).toMatchObject({
+      success: false,
+      error: 'Home Assistant could not do that (no_valid_targets)',
+      error_code: 'plugin_error',
+    });
   });
 
   it('LLM tool results: the result text, or the error', () => {
     expect(readableResult('GetLiveContext', ok(pythonJsonDumps({ success: true, result: 'Live Context: ...' }))).text).toBe('Live Context: ...');
     expect(readableResult('GetDateTime', ok(pythonJsonDumps({ success: true, result: { date: '2026-11-26' } }))).text).toBe('{"date":"2026-11-26"}');
-    expect(readableResult('GetLiveContext', ok(pythonJsonDumps({ success: false, error: 'Area x does not exist' })))).toMatchObject({ success: false, error: 'Area x does not exist' });
+    expect(readableResult('GetLiveContext', ok(pythonJsonDumps({ success: false, error: 'Area x does not exist' })))).toMatchObject({
+      success: false,
+      error: 'Area x does not exist',
+    });
   });
 
   it('tool errors stay failures (plugin_error); non-JSON text is left alone', () => {

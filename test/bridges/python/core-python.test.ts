@@ -1,4 +1,4 @@
-// Python plugins in the real Core: the seed's RAGFlow tool under embedded_plugins/ and a HomeClaw built-in
+// Python plugins in the real Core: RAGFlow's README demo tool under embedded_plugins/ and a HomeClaw built-in
 // folder, listed with their versions by /api/plugins, called over HTTP, health-checked, and every Python
 // host gone once the Core stops.
 import { cpSync, mkdtempSync } from 'node:fs';

@@ -99,7 +99,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     dispatcher,
     logs,
     invoke: (plugin_id, capability_id, parameters = {}, timeout_sec) =>
-      dispatcher.invoke({ plugin_id, capability_id, parameters, ...(timeout_sec ? { timeout_sec } : {}), context: { user_id: 'alice', user_input: 'hello there' } }),
+      dispatcher.invoke({
+        plugin_id,
+        capability_id,
+        parameters,
+        ...(timeout_sec ? { timeout_sec } : {}),
+        context: { user_id: 'alice', user_input: 'hello there' },
+      }),
     async stop() {
       await loader.stop();
       await bridge.stop();

@@ -31,7 +31,10 @@ describe('HomeClaw Python built-ins', () => {
     // One instance for the host's life: state carries over between calls.
     expect((await harness.invoke('quotes', 'quote_about', { topic: 'courage' })).text).toBe('Courage is grace under pressure. — HomeClaw (for alice, call 2)');
     // run() returns nothing and sends its reply with coreInst.send_response_to_request_channel.
-    expect(await harness.invoke('quotes', 'run')).toMatchObject({ success: true, text: 'Quote of the day for hello there: Patience is bitter, but its fruit is sweet.' });
+    expect(await harness.invoke('quotes', 'run')).toMatchObject({
+      success: true,
+      text: 'Quote of the day for hello there: Patience is bitter, but its fruit is sweet.',
+    });
   });
 
   it("runs HomeClaw's legacy layout: config.yml with the id, plugin.py with run(request)", async () => {
@@ -73,7 +76,10 @@ describe('HomeClaw Python built-ins', () => {
     expect((await harness.invoke('twins', 'run')).text).toBe('right');
     writeFileSync(join(dir, 'config.yml'), 'fail: true\n');
     await harness.loader.reload(dir);
-    expect(harness.registry.get('twins')).toMatchObject({ state: 'error', state_reason: 'RightPlugin.initialize() failed: RuntimeError: no API key configured' });
+    expect(harness.registry.get('twins')).toMatchObject({
+      state: 'error',
+      state_reason: 'RightPlugin.initialize() failed: RuntimeError: no API key configured',
+    });
   });
 
   it('reloads a Python plugin folder when plugin.py changes and retires the old host', async () => {
@@ -84,7 +90,10 @@ describe('HomeClaw Python built-ins', () => {
     await waitFor(() => logged(harness!, 'Loaded built-in plugin echo').length === 2, 10_000);
     expect(harness.bridge.adapter.pidsOf('echo')).toEqual([before]);
     const file = join(harness.pluginsDir, 'echo', 'plugin.py');
-    writeFileSync(file, readFileSync(join(FIXTURES, 'folders', 'echo', 'plugin.py'), 'utf8').replace("f\"{self.config['prefix']} ", 'f"{self.config[\'prefix\']} reloaded '));
+    writeFileSync(
+      file,
+      readFileSync(join(FIXTURES, 'folders', 'echo', 'plugin.py'), 'utf8').replace("f\"{self.config['prefix']} ", "f\"{self.config['prefix']} reloaded "),
+    );
     await waitFor(async () => (await harness!.invoke('echo', 'run', { user_input: 'x' })).text === 'echo: reloaded x', 10_000, 100);
     await waitFor(() => !isAlive(before), 5000);
     expect(harness.bridge.adapter.pidsOf('echo')).toHaveLength(1);
@@ -102,7 +111,10 @@ describe('HomeClaw Python built-ins', () => {
     harness = await startHarness();
     const dir = join(harness.pluginsDir, 'greeter');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'plugin.yaml'), 'id: greeter\nname: Greeter\ndescription: Greets.\nconfig: { config_file: greeter.yml }\ncapabilities:\n  - { id: greet, name: Greet, description: Greets., parameters: [] }\n');
+    writeFileSync(
+      join(dir, 'plugin.yaml'),
+      'id: greeter\nname: Greeter\ndescription: Greets.\nconfig: { config_file: greeter.yml }\ncapabilities:\n  - { id: greet, name: Greet, description: Greets., parameters: [] }\n',
+    );
     writeFileSync(join(dir, 'greeter.yml'), 'greeting: Ahoy\n');
     writeFileSync(join(dir, 'config.yml'), 'greeting: Not me\n');
     writeFileSync(join(dir, 'index.mjs'), 'export function greet(params, ctx) { return ctx.config.greeting; }\n');
@@ -112,6 +124,9 @@ describe('HomeClaw Python built-ins', () => {
 
     writeFileSync(join(dir, 'plugin.yaml'), 'id: greeter\nname: Greeter\ndescription: Greets.\nconfig: { config_file: ../../secrets.yml }\n');
     await harness.loader.reload(dir);
-    expect(harness.registry.get('greeter')).toMatchObject({ state: 'error', state_reason: 'config.config_file "../../secrets.yml" points outside the plugin folder' });
+    expect(harness.registry.get('greeter')).toMatchObject({
+      state: 'error',
+      state_reason: 'config.config_file "../../secrets.yml" points outside the plugin folder',
+    });
   });
 });

@@ -20,7 +20,12 @@ afterEach(async () => {
 
 function environOf(pid: number): Record<string, string> {
   const raw = readFileSync(`/proc/${pid}/environ`, 'utf8');
-  return Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    raw
+      .split('\0')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 }
 
 describe('Python host lifecycle', () => {
@@ -77,7 +82,11 @@ describe('Python host lifecycle', () => {
     harness = await startHarness({ folders: ['unstable'] });
     const pid = harness.bridge.adapter.pidsOf('unstable')[0];
     const failed = await harness.invoke('unstable', 'fail');
-    expect(failed).toMatchObject({ success: false, error_code: 'plugin_error', error: 'python plugin unstable failed in fail: ValueError: the plugin refused: bad input' });
+    expect(failed).toMatchObject({
+      success: false,
+      error_code: 'plugin_error',
+      error: 'python plugin unstable failed in fail: ValueError: the plugin refused: bad input',
+    });
     // The traceback is logged for the developer.
     expect(logged(harness, 'python plugin unstable raised ValueError')[0]?.traceback).toContain('raise ValueError');
     expect(await harness.invoke('unstable', 'ok')).toMatchObject({ success: true, data: { pid } });
@@ -144,11 +153,20 @@ describe('Python host lifecycle', () => {
 
   it('ends the processes it started when its stdin closes without a signal (the Core was killed)', async () => {
     const folder = join(FIXTURES, 'folders', 'unstable');
-    const host = spawn('/usr/bin/python3', ['-B', HOST_SCRIPT], { cwd: folder, detached: true, stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const host = spawn('/usr/bin/python3', ['-B', HOST_SCRIPT], {
+      cwd: folder,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     const lines = createInterface({ input: host.stdout! })[Symbol.asyncIterator]();
-    host.stdin!.write(`${JSON.stringify({ type: 'init', protocol: 1, mode: 'folder', plugin_dir: folder, module: null, class: null, config: {}, manifest: null })}\n`);
+    host.stdin!.write(
+      `${JSON.stringify({ type: 'init', protocol: 1, mode: 'folder', plugin_dir: folder, module: null, class: null, config: {}, manifest: null })}\n`,
+    );
     expect(JSON.parse((await lines.next()).value as string)).toMatchObject({ type: 'hello', plugins: [{ class: 'UnstablePlugin', kind: 'generic' }] });
-    host.stdin!.write(`${JSON.stringify({ type: 'invoke', id: 'r1', target: 'UnstablePlugin', capability: 'spawn', params: {}, deadline: Date.now() + 10_000, request: {} })}\n`);
+    host.stdin!.write(
+      `${JSON.stringify({ type: 'invoke', id: 'r1', target: 'UnstablePlugin', capability: 'spawn', params: {}, deadline: Date.now() + 10_000, request: {} })}\n`,
+    );
     const result = JSON.parse((await lines.next()).value as string) as { ok: boolean; value: { data: { pids: number[] } } };
     const [sameGroup] = result.value.data.pids;
     expect(isAlive(sameGroup!)).toBe(true);
@@ -183,7 +201,10 @@ describe('Python host lifecycle', () => {
 
   it('puts a plugin in state error when its interpreter is missing or its import never finishes', async () => {
     harness = await startHarness({ folders: ['echo'], settings: { startup_timeout_ms: 1500 } });
-    writeFileSync(join(harness.pluginsDir, 'echo', 'plugin.yaml'), 'id: echo\nname: Echo\ndescription: Echoes.\ntype: python\nconfig: { python: /nonexistent/python3 }\n');
+    writeFileSync(
+      join(harness.pluginsDir, 'echo', 'plugin.yaml'),
+      'id: echo\nname: Echo\ndescription: Echoes.\ntype: python\nconfig: { python: /nonexistent/python3 }\n',
+    );
     await harness.loader.reload(join(harness.pluginsDir, 'echo'));
     expect(harness.registry.get('echo')).toMatchObject({ state: 'error', state_reason: 'Python interpreter not found: /nonexistent/python3' });
 

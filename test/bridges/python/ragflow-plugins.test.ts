@@ -1,4 +1,4 @@
-// RAGFlow's plugin form in the Python host: the seed's bad_calculator (its README snippets joined), files in
+// RAGFlow's plugin form in the Python host: RAGFlow's README demo bad_calculator (its snippets joined), files in
 // RAGFlow's own form (both import paths, the earlier dict-taking invoke), embedded_plugins/ scanned
 // recursively, a RAGFlow class alone in a plugin folder, bad metadata, and hot reload of an embedded file.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 describe('RAGFlow LLM tool plugins', () => {
-  it("loads the seed's bad_calculator from embedded_plugins/llm_tools and calls invoke(**params)", async () => {
+  it("loads RAGFlow's demo bad_calculator from embedded_plugins/llm_tools and calls invoke(**params)", async () => {
     harness = await startHarness({ embedded: ['seed'] });
     const record = harness.registry.get('bad_calculator')!;
     expect(record).toMatchObject({ owner: 'builtin', state: 'online' });
@@ -36,7 +36,7 @@ describe('RAGFlow LLM tool plugins', () => {
         ],
       }),
     ]);
-    // The seed's own log lines: the recursive import and the plugin with its _version_.
+    // The demo's own log lines: the recursive import and the plugin with its _version_.
     expect(logged(harness, 'Recursively importing plugins from path')).toHaveLength(1);
     expect(logged(harness, 'Loaded llm_tools plugin BadCalculatorPlugin version 1.0.0')).toHaveLength(1);
     expect(logged(harness, 'Loaded built-in plugin bad_calculator 1.0.0')).toHaveLength(1);

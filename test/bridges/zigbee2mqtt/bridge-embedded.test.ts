@@ -83,14 +83,19 @@ describe('devices become plugins', () => {
     await standIn.send({ cmd: 'devices' });
     await standIn.send({ cmd: 'devices' });
     const skipped = lines.filter((l) => l.msg.startsWith('Zigbee2MQTT device skipped'));
-    expect(skipped.map((l) => l['ieee_address']).sort()).toEqual([HOME.unsupported.ieee_address, HOME.interviewing.ieee_address, HOME.coordinator.ieee_address].sort());
+    expect(skipped.map((l) => l['ieee_address']).sort()).toEqual(
+      [HOME.unsupported.ieee_address, HOME.interviewing.ieee_address, HOME.coordinator.ieee_address].sort(),
+    );
     expect(skipped.find((l) => l['ieee_address'] === HOME.coordinator.ieee_address)!.msg).toMatch(/coordinator/);
     expect(skipped.find((l) => l['ieee_address'] === HOME.unsupported.ieee_address)!.msg).toMatch(/no definition/);
     expect(skipped.find((l) => l['ieee_address'] === HOME.interviewing.ieee_address)!.msg).toMatch(/interview/);
   });
 
   it('finds the water-leak sensor for "is the hallway sensor wet"', async () => {
-    const { status, body } = await core.api<{ hits: { plugin_id: string }[] }>('GET', `/api/plugins/search?q=${encodeURIComponent('is the hallway sensor wet')}&k=5`);
+    const { status, body } = await core.api<{ hits: { plugin_id: string }[] }>(
+      'GET',
+      `/api/plugins/search?q=${encodeURIComponent('is the hallway sensor wet')}&k=5`,
+    );
     expect(status).toBe(200);
     expect(body.hits[0]?.plugin_id).toBe(HOME_IDS.leak);
     // The other hallway sensor is found too, but after it.
@@ -109,7 +114,10 @@ describe('devices become plugins', () => {
 describe('set', () => {
   it('publishes the values and answers with the state that echoes them', async () => {
     const result = await call(core, HOME_IDS.bulb, 'set', { state: 'ON', brightness: 200, color: { hue: 240, saturation: 100 } });
-    expect(result).toMatchObject({ success: true, data: { friendly_name: HOME.bulb.friendly_name, confirmed: { state: 'ON', brightness: 200, color: { hue: 240, saturation: 100 } } } });
+    expect(result).toMatchObject({
+      success: true,
+      data: { friendly_name: HOME.bulb.friendly_name, confirmed: { state: 'ON', brightness: 200, color: { hue: 240, saturation: 100 } } },
+    });
     expect(result.text).toContain('confirmed by the device');
     await standIn.waitReceived('set', HOME.bulb.friendly_name, { state: 'ON', brightness: 200, color: { hue: 240, saturation: 100 } });
   });
@@ -123,7 +131,10 @@ describe('set', () => {
     expect(await call(core, HOME_IDS.switch, 'set', { state_left: 'OFF' })).toMatchObject({ success: true, data: { confirmed: { state_left: 'OFF' } } });
     await standIn.waitReceived('set', HOME.switch.friendly_name, { state_left: 'OFF' });
     expect(await call(core, HOME_IDS.blind, 'set', { position: 40 })).toMatchObject({ success: true, data: { confirmed: { position: 40 } } });
-    expect(await call(core, HOME_IDS.radiator, 'set', { occupied_heating_setpoint: 21.5 })).toMatchObject({ success: true, data: { confirmed: { occupied_heating_setpoint: 21.5 } } });
+    expect(await call(core, HOME_IDS.radiator, 'set', { occupied_heating_setpoint: 21.5 })).toMatchObject({
+      success: true,
+      data: { confirmed: { occupied_heating_setpoint: 21.5 } },
+    });
   });
 
   it('fails with "no confirmation from the device" when the device never answers', async () => {
@@ -160,7 +171,11 @@ describe('set', () => {
     expect(http).toMatchObject({ status: 200, body: { success: true, data: { confirmed: { state: 'OFF' } } } });
     const bad = await core.api<PluginResult>('POST', `/v1/plugins/${HOME_IDS.plug}/tools/set/run`, { state: 'MAYBE' });
     expect(bad).toMatchObject({ status: 400, body: { error_code: 'invalid_params' } });
-    const chat = await core.api<ChannelMessageOut>('POST', '/api/messages', { channel: 'web', user_id: 'alice', text: `/${HOME_IDS.bulb} set state=ON brightness=80` });
+    const chat = await core.api<ChannelMessageOut>('POST', '/api/messages', {
+      channel: 'web',
+      user_id: 'alice',
+      text: `/${HOME_IDS.bulb} set state=ON brightness=80`,
+    });
     expect(chat.body.text).toContain('living room/ceiling light: state ON, brightness 80 (confirmed by the device)');
   });
 });
@@ -254,7 +269,10 @@ describe('the device list changes', () => {
   it('registers a device that joins once its interview is done', async () => {
     const fresh: FixtureDevice = { ieee_address: '0x00158d00000000ff', friendly_name: 'attic/leak', model_id: 'lumi.sensor_wleak.aq1', type: 'EndDevice' };
     await standIn.send({ cmd: 'join', device: await bridgeDeviceEntry({ ...fresh, friendly_name: fresh.ieee_address, interview_state: 'IN_PROGRESS' }) });
-    await waitUntil(() => lines.some((l) => l['ieee_address'] === fresh.ieee_address && /interview has not finished/.test(l.msg)), 'the joined device to be skipped');
+    await waitUntil(
+      () => lines.some((l) => l['ieee_address'] === fresh.ieee_address && /interview has not finished/.test(l.msg)),
+      'the joined device to be skipped',
+    );
     expect(zigbeePluginIds(core)).not.toContain('z2m-0x00158d00000000ff');
     await standIn.send({ cmd: 'interviewed', device: await bridgeDeviceEntry(fresh) });
     await waitUntil(() => core.ctx.registry.get('z2m-attic-leak') !== undefined, 'the interviewed device');
@@ -272,7 +290,10 @@ describe('bad input from the bus', () => {
     await standIn.send({ cmd: 'raw', topic: `${HOME.plug.friendly_name}/availability`, payload: 'maybe' });
     // Messages from one client reach the Core in order: once this report is in, so is all of the above.
     await standIn.send({ cmd: 'report', name: HOME.plug.friendly_name, state: { marker: 1 } });
-    await waitUntil(async () => ((await call(core, HOME_IDS.plug, 'get_state', { refresh: false })).data as { state: { marker?: number } }).state.marker === 1, 'the marker');
+    await waitUntil(
+      async () => ((await call(core, HOME_IDS.plug, 'get_state', { refresh: false })).data as { state: { marker?: number } }).state.marker === 1,
+      'the marker',
+    );
     expect(zigbeePluginIds(core)).toEqual(before);
     expect(stateOf(core, HOME_IDS.plug)).toBe('online');
     expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(
@@ -290,12 +311,23 @@ describe('bad input from the bus', () => {
     const weather = await core.ctx.credentials.add('weather', 'plugin');
     const forger = await connectTestClient(core.mqttUrl, { username: 'weather', password: weather.password });
     try {
-      const forged = [{ ieee_address: '0xdead', type: 'Router', friendly_name: 'forged', interview_state: 'SUCCESSFUL', definition: { model: 'x', vendor: 'x', description: 'x', exposes: [] } }];
+      const forged = [
+        {
+          ieee_address: '0xdead',
+          type: 'Router',
+          friendly_name: 'forged',
+          interview_state: 'SUCCESSFUL',
+          definition: { model: 'x', vendor: 'x', description: 'x', exposes: [] },
+        },
+      ];
       await forger.publish(zigbee2mqttTopics.bridgeDevices(BASE), JSON.stringify(forged), { retain: true });
       // The broker acknowledged the forged list before this report was sent, logged the denial and delivered
       // the list to nobody.
       await standIn.send({ cmd: 'report', name: HOME.plug.friendly_name, state: { marker: 2 } });
-      await waitUntil(async () => ((await call(core, HOME_IDS.plug, 'get_state', { refresh: false })).data as { state: { marker?: number } }).state.marker === 2, 'the marker');
+      await waitUntil(
+        async () => ((await call(core, HOME_IDS.plug, 'get_state', { refresh: false })).data as { state: { marker?: number } }).state.marker === 2,
+        'the marker',
+      );
       await waitUntil(() => lines.some((l) => l.msg === 'publish denied' && l['username'] === 'weather'), 'the denial in the log');
       expect(core.ctx.registry.get('z2m-forged')).toBeUndefined();
     } finally {
@@ -311,7 +343,11 @@ describe('restarts', () => {
     // The stand-in reconnects by itself and says online, like Zigbee2MQTT; it does not republish its list.
     await waitUntil(() => stateOf(core, 'z2m-living-room-main-light') === 'online', 'the restored devices to come online', 15_000);
     // Restored from the database, they waited for Zigbee2MQTT before being routed to.
-    expect(lines.some((l) => l.msg === 'plugin state changed' && l['plugin_id'] === HOME_IDS.leak && l['reason'] === 'waiting for Zigbee2MQTT to report its devices')).toBe(true);
+    expect(
+      lines.some(
+        (l) => l.msg === 'plugin state changed' && l['plugin_id'] === HOME_IDS.leak && l['reason'] === 'waiting for Zigbee2MQTT to report its devices',
+      ),
+    ).toBe(true);
     expect(zigbeePluginIds(core)).toContain(HOME_IDS.leak);
     expect(await call(core, HOME_IDS.plug, 'set', { state: 'OFF' })).toMatchObject({ success: true });
   });

@@ -31,7 +31,14 @@ beforeAll(async () => {
     acl: aclFromDocs(),
   });
   const { devices, states } = await homeDevices();
-  standIn = await StandInZigbee2mqtt.start({ url: mosquitto.url, username: 'zigbee2mqtt', password: 'z2m-secret', devices, states, mute: [HOME.mute.friendly_name] });
+  standIn = await StandInZigbee2mqtt.start({
+    url: mosquitto.url,
+    username: 'zigbee2mqtt',
+    password: 'z2m-secret',
+    devices,
+    states,
+    mute: [HOME.mute.friendly_name],
+  });
   // Retained before the Core exists: the plug is offline.
   await standIn.send({ cmd: 'availability', name: HOME.plug.friendly_name, state: 'offline' });
   const memory = memoryLogger();
@@ -87,7 +94,10 @@ describe('Zigbee2MQTT on Mosquitto', () => {
     await standIn.send({ cmd: 'rename', from: HOME.switch.friendly_name, to: 'landing/light switch' });
     await waitUntil(() => core.ctx.registry.get('z2m-landing-light-switch') !== undefined, 'the renamed switch');
     expect(core.ctx.registry.get(HOME_IDS.switch)).toBeUndefined();
-    expect(await call(core, 'z2m-landing-light-switch', 'set', { state_right: 'ON' })).toMatchObject({ success: true, data: { confirmed: { state_right: 'ON' } } });
+    expect(await call(core, 'z2m-landing-light-switch', 'set', { state_right: 'ON' })).toMatchObject({
+      success: true,
+      data: { confirmed: { state_right: 'ON' } },
+    });
     await standIn.send({ cmd: 'leave', ieee_address: HOME.leak.ieee_address });
     await waitUntil(() => core.ctx.registry.get(HOME_IDS.leak) === undefined, 'the leak sensor to leave');
   });
@@ -95,10 +105,21 @@ describe('Zigbee2MQTT on Mosquitto', () => {
   it('never sees a device list from another login (the ACL keeps plugins out of zigbee2mqtt/#)', async () => {
     const forger = await connectTestClient(mosquitto.url, { username: 'weather', password: 'weather-secret' });
     try {
-      const forged = [{ ieee_address: '0xdead', type: 'Router', friendly_name: 'forged', interview_state: 'SUCCESSFUL', definition: { model: 'x', vendor: 'x', description: 'x', exposes: [] } }];
+      const forged = [
+        {
+          ieee_address: '0xdead',
+          type: 'Router',
+          friendly_name: 'forged',
+          interview_state: 'SUCCESSFUL',
+          definition: { model: 'x', vendor: 'x', description: 'x', exposes: [] },
+        },
+      ];
       await forger.publish(zigbee2mqttTopics.bridgeDevices('zigbee2mqtt'), JSON.stringify(forged), { retain: true });
       await standIn.send({ cmd: 'report', name: HOME.plug.friendly_name, state: { marker: 3 } });
-      await waitUntil(async () => ((await call(core, HOME_IDS.plug, 'get_state', { refresh: false })).data as { state: { marker?: number } }).state.marker === 3, 'the marker');
+      await waitUntil(
+        async () => ((await call(core, HOME_IDS.plug, 'get_state', { refresh: false })).data as { state: { marker?: number } }).state.marker === 3,
+        'the marker',
+      );
       expect(core.ctx.registry.get('z2m-forged')).toBeUndefined();
     } finally {
       await forger.end();

@@ -60,7 +60,10 @@ describe('descriptors from real Zigbee2MQTT device entries', () => {
       expect(valid.ok, `${key}: ${JSON.stringify(valid.ok ? [] : valid.errors)}`).toBe(true);
       expect(descriptor.type).toBe('zigbee2mqtt');
       expect(descriptor.name).toBe(HOME[key as keyof typeof HOME].friendly_name);
-      expect(deviceConfigOf(descriptor.config)).toMatchObject({ friendly_name: HOME[key as keyof typeof HOME].friendly_name, ieee_address: HOME[key as keyof typeof HOME].ieee_address });
+      expect(deviceConfigOf(descriptor.config)).toMatchObject({
+        friendly_name: HOME[key as keyof typeof HOME].friendly_name,
+        ieee_address: HOME[key as keyof typeof HOME].ieee_address,
+      });
     }
   });
 
@@ -83,7 +86,7 @@ describe('descriptors from real Zigbee2MQTT device entries', () => {
     }
   });
 
-  it('map numeric features to numbers with the definition\'s min, max and unit', () => {
+  it("map numeric features to numbers with the definition's min, max and unit", () => {
     const exposes = entries.get('bulb')!.definition!.exposes;
     const brightness = find(exposes, 'brightness')!;
     expect(setSchema('bulb')['brightness']).toEqual({ type: 'number', minimum: brightness.value_min, maximum: brightness.value_max });
@@ -136,8 +139,12 @@ describe('descriptors from real Zigbee2MQTT device entries', () => {
   it('refresh through /get exactly the properties with access bit 4', () => {
     const plug = deviceConfigOf(built.get('plug')!.config)!;
     expect(plug.readable_by_get).toEqual(['state', 'power_on_behavior']);
-    expect(deviceConfigOf(built.get('radiator')!.config)!.readable_by_get).toEqual(expect.arrayContaining(['local_temperature', 'occupied_heating_setpoint', 'system_mode']));
-    expect(capability(built.get('plug')!, 'get_state')!.parameters).toEqual([expect.objectContaining({ name: 'refresh', type: 'boolean', required: false, default: true })]);
+    expect(deviceConfigOf(built.get('radiator')!.config)!.readable_by_get).toEqual(
+      expect.arrayContaining(['local_temperature', 'occupied_heating_setpoint', 'system_mode']),
+    );
+    expect(capability(built.get('plug')!, 'get_state')!.parameters).toEqual([
+      expect.objectContaining({ name: 'refresh', type: 'boolean', required: false, default: true }),
+    ]);
   });
 
   it('describe sensors in everyday words and with example questions', () => {

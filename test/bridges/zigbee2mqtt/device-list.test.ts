@@ -66,7 +66,10 @@ describe('plugin ids from friendly names', () => {
   });
 
   it('keeps the id a device already had when the list comes in another order', () => {
-    const previous = new Map([['0x2', { plugin_id: 'z2m-lamp-000002', friendly_name: 'lamp' }], ['0x1', { plugin_id: 'z2m-lamp', friendly_name: 'Lamp' }]]);
+    const previous = new Map([
+      ['0x2', { plugin_id: 'z2m-lamp-000002', friendly_name: 'lamp' }],
+      ['0x1', { plugin_id: 'z2m-lamp', friendly_name: 'Lamp' }],
+    ]);
     const ids = assignPluginIds(
       [
         { ieee_address: '0x2', friendly_name: 'lamp' },

@@ -23,7 +23,11 @@ beforeAll(async () => {
   core = await startTestCore({ log: memory.log, overrides: { broker: { max_payload_bytes: MAX_PAYLOAD }, zigbee2mqtt: { enabled: true } } });
   const fixtures = Array.from({ length: COUNT }, (_, i) => {
     const kind = KINDS[i % KINDS.length]!;
-    return { ...kind, ieee_address: `0x00158d${i.toString(16).padStart(10, '0')}`, friendly_name: `room ${Math.floor(i / KINDS.length)}/${kind.friendly_name.split('/')[1]}` };
+    return {
+      ...kind,
+      ieee_address: `0x00158d${i.toString(16).padStart(10, '0')}`,
+      friendly_name: `room ${Math.floor(i / KINDS.length)}/${kind.friendly_name.split('/')[1]}`,
+    };
   });
   const devices = await bridgeDevices(fixtures);
   listBytes = Buffer.byteLength(JSON.stringify(devices));

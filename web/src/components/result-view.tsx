@@ -12,7 +12,12 @@ export function ResultView(props: { result: PluginResult; status: number; elapse
         <OutcomeBadge outcome={outcomeOf(result)} />
         <span class="sub">
           HTTP {props.status} · {duration(props.elapsedMs)}
-          {result.request_id ? <> · <span class="mono">{result.request_id}</span></> : null}
+          {result.request_id ? (
+            <>
+              {' '}
+              · <span class="mono">{result.request_id}</span>
+            </>
+          ) : null}
         </span>
       </div>
       {result.text ? <p class="result-text">{result.text}</p> : null}

@@ -33,7 +33,11 @@ export function TryIt(props: { pluginId: string; pluginName: string; capability:
       }
       setOutcome({ result, status, elapsedMs });
     } catch (err) {
-      setOutcome({ result: { success: false, error: `The Core did not answer: ${(err as Error).message}` }, status: 0, elapsedMs: performance.now() - started });
+      setOutcome({
+        result: { success: false, error: `The Core did not answer: ${(err as Error).message}` },
+        status: 0,
+        elapsedMs: performance.now() - started,
+      });
     }
     setPhase({ step: 'edit' });
   };

@@ -58,7 +58,12 @@ export function ChatPage(props: { who: Whoami }) {
     try {
       const body = { channel: CHANNEL, session_id: sessionId, text: trimmed, ...(props.who.kind === 'admin' ? { user_id: as } : {}) };
       const reply = await sendJson<ChannelReply>('POST', 'api/messages', body);
-      add({ from: 'homeclaw', text: reply.text, kind: reply.kind, ...(reply.plugin_id ? { via: `${reply.plugin_id}${reply.capability_id ? `.${reply.capability_id}` : ''}` } : {}) });
+      add({
+        from: 'homeclaw',
+        text: reply.text,
+        kind: reply.kind,
+        ...(reply.plugin_id ? { via: `${reply.plugin_id}${reply.capability_id ? `.${reply.capability_id}` : ''}` } : {}),
+      });
     } catch (err) {
       add({ from: 'homeclaw', text: `Not sent: ${(err as Error).message}`, kind: 'error' });
     }
@@ -126,7 +131,14 @@ export function ChatPage(props: { who: Whoami }) {
             void say(text);
           }}
         >
-          <input ref={input} value={text} placeholder={asking ? 'Answer, e.g. yes, or address=12 Oak St' : 'Message'} aria-label="Message" onInput={(e) => setText((e.target as HTMLInputElement).value)} autofocus />
+          <input
+            ref={input}
+            value={text}
+            placeholder={asking ? 'Answer, e.g. yes, or address=12 Oak St' : 'Message'}
+            aria-label="Message"
+            onInput={(e) => setText((e.target as HTMLInputElement).value)}
+            autofocus
+          />
           <button type="submit" class="primary" disabled={busy || !text.trim()}>
             {busy ? '…' : 'Send'}
           </button>

@@ -9,7 +9,20 @@ import { href } from '../router.js';
 import { serialLoader } from '../serial-loader.js';
 import type { AuditEntry } from '../types.js';
 
-const OUTCOMES = ['ok', 'plugin_error', 'timeout', 'invalid_params', 'forbidden', 'confirmation_required', 'not_found', 'offline', 'stale', 'busy', 'adapter_error', 'cancelled'];
+const OUTCOMES = [
+  'ok',
+  'plugin_error',
+  'timeout',
+  'invalid_params',
+  'forbidden',
+  'confirmation_required',
+  'not_found',
+  'offline',
+  'stale',
+  'busy',
+  'adapter_error',
+  'cancelled',
+];
 
 interface Filters {
   user: string;
@@ -92,7 +105,13 @@ export function InvocationsPage(props: { feed: LiveFeed }) {
             {(entries ?? []).map((e) => (
               <tr key={e.id} data-entry={e.id}>
                 <td class="nowrap">{clockTime(e.ts)}</td>
-                <td>{e.user_id ?? <span class="muted" title="the admin token or the CLI">admin</span>}</td>
+                <td>
+                  {e.user_id ?? (
+                    <span class="muted" title="the admin token or the CLI">
+                      admin
+                    </span>
+                  )}
+                </td>
                 <td>{e.channel ?? <span class="muted">—</span>}</td>
                 <td>
                   <a href={href(`plugins/${encodeURIComponent(e.plugin_id)}`)} class="mono">
@@ -108,7 +127,9 @@ export function InvocationsPage(props: { feed: LiveFeed }) {
             ))}
           </tbody>
         </table>
-        {entries?.length === 0 ? <p class="empty">No invocation recorded{filters.user || filters.plugin || filters.outcome ? ' for these filters' : ' yet'}.</p> : null}
+        {entries?.length === 0 ? (
+          <p class="empty">No invocation recorded{filters.user || filters.plugin || filters.outcome ? ' for these filters' : ' yet'}.</p>
+        ) : null}
         {entries === undefined && !error ? <p class="muted">Loading…</p> : null}
       </div>
     </section>

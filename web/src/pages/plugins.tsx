@@ -44,7 +44,14 @@ export function PluginsPage(props: { feed: LiveFeed }) {
     });
     const loadOutcomes = serialLoader(async () => {
       const last = await getJson<{ entries: AuditEntry[] }>('api/audit/last');
-      setLoaded(new Map(last.entries.map((e) => [e.plugin_id, { outcome: e.outcome, ts: e.ts, duration_ms: e.duration_ms, capability_id: e.capability_id, user_id: e.user_id }])));
+      setLoaded(
+        new Map(
+          last.entries.map((e) => [
+            e.plugin_id,
+            { outcome: e.outcome, ts: e.ts, duration_ms: e.duration_ms, capability_id: e.capability_id, user_id: e.user_id },
+          ]),
+        ),
+      );
     });
     const load = (): void => {
       loadPlugins();
@@ -59,14 +66,21 @@ export function PluginsPage(props: { feed: LiveFeed }) {
       if (kind === 'registry') {
         if (event.type === 'plugin.health' && event.state) {
           const state = event.state;
-          setPlugins((list) => list?.map((p) => (p.id === id ? { ...p, state, ...(event.reason ? { state_reason: event.reason } : { state_reason: undefined }) } : p)));
+          setPlugins((list) =>
+            list?.map((p) => (p.id === id ? { ...p, state, ...(event.reason ? { state_reason: event.reason } : { state_reason: undefined }) } : p)),
+          );
         }
         // Registrations, updates and removals change more than a row: the list is loaded again (a health
         // change too, in case it raced a load that was already under way).
         loadPlugins();
         touched(id);
       } else if (kind === 'invocation') {
-        const outcome: LastOutcome = { outcome: outcomeOf(event), ts: event.ts ?? Date.now(), duration_ms: event.duration_ms ?? 0, capability_id: event.capability_id ?? '' };
+        const outcome: LastOutcome = {
+          outcome: outcomeOf(event),
+          ts: event.ts ?? Date.now(),
+          duration_ms: event.duration_ms ?? 0,
+          capability_id: event.capability_id ?? '',
+        };
         setLive((previous) => new Map(previous).set(id, outcome));
         touched(id);
       }
@@ -99,10 +113,19 @@ export function PluginsPage(props: { feed: LiveFeed }) {
         <div>
           <h1>Plugins</h1>
           <p class="muted" data-testid="plugin-counts">
-            {plugins === undefined ? 'Loading…' : `${plugins.length} registered · ${counts['online'] ?? 0} online${counts['stale'] ? ` · ${counts['stale']} stale` : ''}${counts['offline'] ? ` · ${counts['offline']} offline` : ''}${counts['error'] ? ` · ${counts['error']} in error` : ''}`}
+            {plugins === undefined
+              ? 'Loading…'
+              : `${plugins.length} registered · ${counts['online'] ?? 0} online${counts['stale'] ? ` · ${counts['stale']} stale` : ''}${counts['offline'] ? ` · ${counts['offline']} offline` : ''}${counts['error'] ? ` · ${counts['error']} in error` : ''}`}
           </p>
         </div>
-        <input class="filter" type="search" placeholder="Filter plugins" aria-label="Filter plugins" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+        <input
+          class="filter"
+          type="search"
+          placeholder="Filter plugins"
+          aria-label="Filter plugins"
+          value={filter}
+          onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+        />
       </div>
       <ErrorNote error={error} />
       <div class="table-wrap">
@@ -156,7 +179,9 @@ export function PluginsPage(props: { feed: LiveFeed }) {
             })}
           </tbody>
         </table>
-        {plugins !== undefined && rows.length === 0 ? <p class="empty">{plugins.length === 0 ? 'No plugin is registered yet.' : 'No plugin matches the filter.'}</p> : null}
+        {plugins !== undefined && rows.length === 0 ? (
+          <p class="empty">{plugins.length === 0 ? 'No plugin is registered yet.' : 'No plugin matches the filter.'}</p>
+        ) : null}
       </div>
     </section>
   );

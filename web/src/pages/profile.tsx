@@ -87,7 +87,9 @@ export function ProfilePage(props: { who: Whoami }) {
       <div class="page-head">
         <div>
           <h1>{own ? 'My profile' : 'Profiles'}</h1>
-          <p class="muted">What the assistant knows about {own ? 'you' : 'a person'}: used to fill in parameters such as a delivery address, always confirmed before use.</p>
+          <p class="muted">
+            What the assistant knows about {own ? 'you' : 'a person'}: used to fill in parameters such as a delivery address, always confirmed before use.
+          </p>
         </div>
       </div>
       {own ? null : (
@@ -98,7 +100,13 @@ export function ProfilePage(props: { who: Whoami }) {
             setChosen(user.trim());
           }}
         >
-          <input list="known-users" placeholder="User id, e.g. alice" aria-label="User id" value={user} onInput={(e) => setUser((e.target as HTMLInputElement).value)} />
+          <input
+            list="known-users"
+            placeholder="User id, e.g. alice"
+            aria-label="User id"
+            value={user}
+            onInput={(e) => setUser((e.target as HTMLInputElement).value)}
+          />
           <datalist id="known-users">
             {users.map((u) => (
               <option key={u} value={u} />
@@ -114,8 +122,19 @@ export function ProfilePage(props: { who: Whoami }) {
           {rows.length === 0 ? <p class="muted">No values yet.</p> : null}
           {rows.map((row, index) => (
             <div class="profile-row" key={index}>
-              <input class="mono" aria-label="Key" placeholder="key" value={row.key} onInput={(e) => update(index, { key: (e.target as HTMLInputElement).value })} />
-              <input aria-label={`Value of ${row.key || 'new key'}`} placeholder="value" value={row.text} onInput={(e) => update(index, { text: (e.target as HTMLInputElement).value })} />
+              <input
+                class="mono"
+                aria-label="Key"
+                placeholder="key"
+                value={row.key}
+                onInput={(e) => update(index, { key: (e.target as HTMLInputElement).value })}
+              />
+              <input
+                aria-label={`Value of ${row.key || 'new key'}`}
+                placeholder="value"
+                value={row.text}
+                onInput={(e) => update(index, { text: (e.target as HTMLInputElement).value })}
+              />
               <button type="button" class="link" onClick={() => setRows(rows.filter((_, i) => i !== index))} aria-label={`Remove ${row.key}`}>
                 Remove
               </button>

@@ -41,8 +41,16 @@ export function SearchPage() {
           <p class="muted">What would the assistant pick for a request? The same ranking the conversation engine uses.</p>
         </div>
       </div>
+      {/* biome-ignore lint/a11y/useSemanticElements: the form itself is the search landmark; a <search> wrapper would only add a box. */}
       <form class="search-box" onSubmit={(e) => void search(e)} role="search">
-        <input type="search" placeholder="e.g. will it rain tomorrow" aria-label="Search plugins" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} autofocus />
+        <input
+          type="search"
+          placeholder="e.g. will it rain tomorrow"
+          aria-label="Search plugins"
+          value={query}
+          onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+          autofocus
+        />
         <select aria-label="How many results" value={k} onChange={(e) => setK((e.target as HTMLSelectElement).value)}>
           {['3', '5', '10', '20'].map((n) => (
             <option key={n} value={n}>

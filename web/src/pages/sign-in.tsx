@@ -46,8 +46,8 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void; noti
         <details class="hint">
           <summary>Where do I find a token?</summary>
           <p>
-            The admin token is in <code>&lt;data dir&gt;/admin.token</code> (or <code>HOMECLAW_ADMIN_TOKEN</code>). A person gets their own
-            token with <code>homeclaw users add &lt;name&gt;</code>: it can chat, search and edit its own profile.
+            The admin token is in <code>&lt;data dir&gt;/admin.token</code> (or <code>HOMECLAW_ADMIN_TOKEN</code>). A person gets their own token with{' '}
+            <code>homeclaw users add &lt;name&gt;</code>: it can chat, search and edit its own profile.
           </p>
         </details>
       </form>

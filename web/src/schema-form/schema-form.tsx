@@ -18,7 +18,10 @@ function Control(props: { id: string; field: FieldSpec; text: string; onText: (t
   const { field, id } = props;
   const set = (event: Event): void => props.onText((event.target as HTMLInputElement).value);
   if (field.kind === 'enum' || field.kind === 'boolean') {
-    const options = field.kind === 'enum' ? (field.options ?? []).map((value) => ({ value: optionText(value), label: typeof value === 'string' ? value : optionText(value) })) : ['true', 'false'].map((v) => ({ value: v, label: v }));
+    const options =
+      field.kind === 'enum'
+        ? (field.options ?? []).map((value) => ({ value: optionText(value), label: typeof value === 'string' ? value : optionText(value) }))
+        : ['true', 'false'].map((v) => ({ value: v, label: v }));
     return (
       <select id={id} name={field.name} value={props.text} onChange={set}>
         <option value="">{field.required ? 'choose…' : '(not set)'}</option>
@@ -35,7 +38,19 @@ function Control(props: { id: string; field: FieldSpec; text: string; onText: (t
     return <textarea id={id} name={field.name} rows={3} class="mono" spellcheck={false} placeholder={placeholder} value={props.text} onInput={set} />;
   }
   if (field.kind === 'number' || field.kind === 'integer') {
-    return <input id={id} name={field.name} type="number" step={field.kind === 'integer' ? 1 : 'any'} min={field.minimum} max={field.maximum} value={props.text} onInput={set} autocomplete="off" />;
+    return (
+      <input
+        id={id}
+        name={field.name}
+        type="number"
+        step={field.kind === 'integer' ? 1 : 'any'}
+        min={field.minimum}
+        max={field.maximum}
+        value={props.text}
+        onInput={set}
+        autocomplete="off"
+      />
+    );
   }
   return <input id={id} name={field.name} type="text" value={props.text} onInput={set} autocomplete="off" />;
 }
@@ -52,7 +67,11 @@ export function SchemaForm(props: SchemaFormProps) {
           <div class={`field${error ? ' invalid' : ''}`} key={field.name} data-field={field.name}>
             <label for={id}>
               <span class="mono">{field.name}</span>
-              {field.required ? <span class="required" title="required">*</span> : null}
+              {field.required ? (
+                <span class="required" title="required">
+                  *
+                </span>
+              ) : null}
               <span class="kind">{field.kind === 'json' ? `${field.json === 'any' ? 'JSON' : field.json} (JSON)` : field.kind}</span>
             </label>
             <Control id={id} field={field} text={props.texts[field.name] ?? field.initial} onText={(text) => props.onText(field.name, text)} />
@@ -68,7 +87,15 @@ export function SchemaForm(props: SchemaFormProps) {
       {form.extra ? (
         <div class={`field${props.errors['*'] ? ' invalid' : ''}`} data-field="*">
           <label for={`${props.idPrefix}-extra`}>{form.fields.length > 0 ? 'More parameters (JSON object)' : 'Parameters (JSON object)'}</label>
-          <textarea id={`${props.idPrefix}-extra`} rows={3} class="mono" spellcheck={false} placeholder='{"key": "value"}' value={props.extraText} onInput={(e) => props.onExtraText((e.target as HTMLTextAreaElement).value)} />
+          <textarea
+            id={`${props.idPrefix}-extra`}
+            rows={3}
+            class="mono"
+            spellcheck={false}
+            placeholder='{"key": "value"}'
+            value={props.extraText}
+            onInput={(e) => props.onExtraText((e.target as HTMLTextAreaElement).value)}
+          />
           {props.errors['*'] ? <small class="field-error">{props.errors['*']}</small> : null}
         </div>
       ) : null}

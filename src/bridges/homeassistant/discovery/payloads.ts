@@ -6,10 +6,11 @@
 import { topics } from '../../../protocol/topics.js';
 import type { CapabilitySpec, JsonObject } from '../../../protocol/types.js';
 import type { PluginRecord } from '../../../registry/record.js';
+import { packageVersion } from '../../../kit/package-version.js';
 
 export const CORE_OBJECT_ID = 'homeclaw_core';
 export const ORIGIN_NAME = 'HomeClaw Bus';
-const VERSION = '0.1.0';
+const VERSION = packageVersion();
 /** What a Home Assistant button publishes when pressed (its payload_press). */
 export const PRESS_PAYLOAD = 'PRESS';
 

@@ -52,9 +52,18 @@ export class DiscoveryPublisher {
       handler(message).catch((err: unknown) => this.log.error({ err, topic: message.topic }, 'discovery handler failed'));
     };
     this.unsubscribe.push(
-      await bus.subscribe(topics.haStatus(prefix), guard((m) => this.onHomeAssistantStatus(m))),
-      await bus.subscribe(filters.haPress, guard((m) => this.onPress(m))),
-      await bus.subscribe(haFilters.discovery(prefix), guard((m) => this.onRetainedDiscovery(m))),
+      await bus.subscribe(
+        topics.haStatus(prefix),
+        guard((m) => this.onHomeAssistantStatus(m)),
+      ),
+      await bus.subscribe(
+        filters.haPress,
+        guard((m) => this.onPress(m)),
+      ),
+      await bus.subscribe(
+        haFilters.discovery(prefix),
+        guard((m) => this.onRetainedDiscovery(m)),
+      ),
       registry.events.on('plugin.registered', ({ record }) => this.publishPlugin(record)),
       registry.events.on('plugin.updated', ({ record }) => this.publishPlugin(record)),
       registry.events.on('plugin.health', ({ record }) => {
@@ -201,7 +210,12 @@ export class DiscoveryPublisher {
       this.log.warn({ topic: message.topic, reason: problem }, 'Home Assistant button press ignored');
       return;
     }
-    const result = await this.deps.dispatcher.invoke({ plugin_id: pluginId, capability_id: capabilityId, parameters: {}, context: { channel_name: 'homeassistant', channel_type: 'homeassistant' } });
+    const result = await this.deps.dispatcher.invoke({
+      plugin_id: pluginId,
+      capability_id: capabilityId,
+      parameters: {},
+      context: { channel_name: 'homeassistant', channel_type: 'homeassistant' },
+    });
     const fields = { plugin_id: pluginId, capability_id: capabilityId, request_id: result.request_id, success: result.success, error_code: result.error_code };
     if (result.success) this.log.info(fields, 'Home Assistant button press invoked the capability');
     else this.log.warn({ ...fields, error: result.error }, 'Home Assistant button press failed');

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { InvocationActivity } from '../../../../src/bridges/homeassistant/discovery/activity.js';
 
 const finished = (plugin_id: string, success: boolean, duration_ms: number, error_code?: 'timeout') => ({
-  request_id: 'r', plugin_id, capability_id: 'c', success, duration_ms, ...(error_code ? { error_code } : {}),
+  request_id: 'r',
+  plugin_id,
+  capability_id: 'c',
+  success,
+  duration_ms,
+  ...(error_code ? { error_code } : {}),
 });
 
 describe('InvocationActivity', () => {

@@ -3,7 +3,7 @@
 // payload passes Home Assistant's discovery rules, the value templates render (real Jinja2) to what the
 // entities should show, buttons invoke capabilities, Home Assistant's birth brings everything again,
 // unregistered plugins and leftovers are removed with empty retained payloads.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topics } from '../../../../src/protocol/topics.js';
 import type { HaCoreState, HaPluginState } from '../../../../src/protocol/types.js';
@@ -14,6 +14,9 @@ import { connectTestClient, type Received, type TestClient } from '../../../help
 import { makePluginsDir } from '../../../e2e/helpers.js';
 import { deviceDiscoveryProblems, expandDiscovery } from '../../../fixtures/homeassistant/discovery-rules.js';
 import { renderTemplate } from '../../../fixtures/homeassistant/jinja.js';
+
+// The version the Core reports is the package's own.
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 type Json = Record<string, any>;
 
@@ -34,7 +37,11 @@ beforeAll(async () => {
   mosquitto = await startMosquitto();
   // Leftovers of an earlier run: a device of a plugin that no longer exists, and a foreign one.
   const before = await connectTestClient(mosquitto.url);
-  await before.publish(config('homeclaw_ghost'), { dev: { ids: ['homeclaw_ghost'], name: 'HomeClaw Ghost' }, o: { name: 'HomeClaw Bus' }, cmps: {} }, { retain: true });
+  await before.publish(
+    config('homeclaw_ghost'),
+    { dev: { ids: ['homeclaw_ghost'], name: 'HomeClaw Ghost' }, o: { name: 'HomeClaw Bus' }, cmps: {} },
+    { retain: true },
+  );
   await before.publish(config('homeclaw_foreign'), { dev: { ids: ['x'], name: 'Other' }, o: { name: 'zigbee2mqtt' }, cmps: {} }, { retain: true });
   // A retained press would replay on every connect; the Core must never act on it.
   await before.publish(topics.haPress('time', 'now'), 'PRESS', { retain: true });
@@ -63,7 +70,7 @@ describe('devices in Home Assistant', () => {
       expect(deviceDiscoveryProblems(payload), objectId).toEqual([]);
       expect(validatePayload('ha/discovery', payload).ok, objectId).toBe(true);
       expect(Object.keys(payload)).toEqual(expect.arrayContaining(['dev', 'o', 'cmps']));
-      expect(payload.o).toEqual({ name: 'HomeClaw Bus', sw: '0.1.0' });
+      expect(payload.o).toEqual({ name: 'HomeClaw Bus', sw: PACKAGE_VERSION });
     }
   });
 
@@ -168,8 +175,12 @@ describe('devices in Home Assistant', () => {
 
   it('a registered plugin appears; unregistered, its device and state are removed with empty retained payloads', async () => {
     const registered = await core.api('POST', '/api/plugins/register', {
-      id: 'doorbell', name: 'Doorbell', description: 'Rings the doorbell chime.', type: 'http',
-      config: { base_url: 'http://127.0.0.1:9' }, health_check_url: 'http://127.0.0.1:9/health',
+      id: 'doorbell',
+      name: 'Doorbell',
+      description: 'Rings the doorbell chime.',
+      type: 'http',
+      config: { base_url: 'http://127.0.0.1:9' },
+      health_check_url: 'http://127.0.0.1:9/health',
       capabilities: [{ id: 'ring', name: 'Ring', description: 'Ring the chime.', parameters: [] }],
     });
     expect(registered.status).toBe(201);

@@ -51,6 +51,8 @@ async function lateReconnect(protocolVersion: 5 | '3.1.1'): Promise<{ short: Plu
   const reconnected = await plugin.waitFor((event) => event.event === 'connected' && event['session_present'] === true);
   expect(reconnected).toBeDefined();
   const longResult = await long;
+  // The plugin reports each invoke on its stdout, which can be read after its result came back over MQTT.
+  await plugin.waitFor((event) => event.event === 'invoke' && event['request_id'] === longResult.request_id);
   const received = plugin.events.filter((event) => event.event === 'invoke').map((event) => String(event['request_id']));
   return { short: shortResult, long: longResult, received };
 }

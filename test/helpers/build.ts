@@ -54,6 +54,10 @@ export async function ensureBuilt(): Promise<void> {
     await new Promise<void>((resolve) => {
       execFile(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.json')], { cwd: ROOT }, () => resolve());
     });
+    // As `npm run build` does: the homeclaw command is the compiled cli.js, run through its #! line.
+    await new Promise<void>((resolve) => {
+      execFile(process.execPath, [join(ROOT, 'scripts', 'mark-cli-executable.mjs')], { cwd: ROOT }, () => resolve());
+    });
     const missing = outputs.filter((file) => !existsSync(file));
     if (missing.length > 0) throw new Error(`build did not produce ${missing.join(', ')}`);
   } finally {

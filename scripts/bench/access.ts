@@ -7,13 +7,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AuditLog } from '../../src/access/audit-log.js';
 import { AccessPolicy } from '../../src/access/policy.js';
-import type { PluginAdapter } from '../../src/adapters/adapter.js';
 import { Dispatcher } from '../../src/dispatch/dispatcher.js';
-import type { InvokeOptions } from '../../src/dispatch/dispatcher-api.js';
 import type { InvocationEventBus } from '../../src/dispatch/invocation-events.js';
 import { silentLogger } from '../../src/log.js';
 import { TypedEventBus } from '../../src/registry/events.js';
-import { Registry } from '../../src/registry/registry.js';
+import { instantEcho } from './instant-echo.js';
 import { markdownTable, measurePair, ratio } from './stats.js';
 
 const CALLS = 20_000;
@@ -24,24 +22,7 @@ export async function runAccessBench(): Promise<string> {
   const db = new Database(join(dir, 'homeclaw.db'));
   db.pragma('journal_mode = WAL');
   try {
-    const registry = new Registry({ db, events: new TypedEventBus(log), log });
-    registry.register({
-      descriptor: {
-        id: 'echo',
-        name: 'Echo',
-        description: 'Answers at once.',
-        source: 'external',
-        type: 'inline',
-        config: { max_concurrency: 64 },
-        capabilities: [{ id: 'run', name: 'Run', description: 'Run.', parameters: [], post_process: false }],
-      },
-      owner: 'api',
-    });
-    const adapter: PluginAdapter = {
-      type: 'inline',
-      invoke: async ({ request }) => ({ request_id: request.request_id, plugin_id: request.plugin_id, success: true, text: 'ok' }),
-    };
-    const config = { default_timeout_sec: 30, default_max_concurrency: 64, default_queue_limit: 1000 };
+    const { registry, adapter, call, config } = instantEcho(db, log);
     const audit = new AuditLog({ db, log, max_entries: 100_000, max_age_days: 90, flush_interval_ms: 1000 });
     // A realistic policy: a default allow list, a user with denials and confirmation patterns to check.
     const policy = new AccessPolicy({
@@ -53,7 +34,6 @@ export async function runAccessBench(): Promise<string> {
     const events: InvocationEventBus = new TypedEventBus(log);
     events.on('invocation.finished', ({ audit: entry }) => audit.record(entry));
     const guarded = new Dispatcher({ registry, adapters: [adapter], config, log, guard: policy, events });
-    const call: InvokeOptions = { plugin_id: 'echo', capability_id: 'run', parameters: {}, context: { user_id: 'alice', channel_name: 'home' } };
     const rows: (string | number)[][] = [];
     for (const concurrency of [1, 64]) {
       const pair = await measurePair(

@@ -10,16 +10,15 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Counter, Histogram, Registry as PromRegistry } from 'prom-client';
 import { AccessPolicy } from '../../src/access/policy.js';
-import type { PluginAdapter } from '../../src/adapters/adapter.js';
-import type { InvocationAudit, InvokeOptions } from '../../src/dispatch/dispatcher-api.js';
+import type { InvocationAudit } from '../../src/dispatch/dispatcher-api.js';
 import { Dispatcher, type DispatcherDeps, type InvocationRecord } from '../../src/dispatch/dispatcher.js';
 import type { InvocationEventBus } from '../../src/dispatch/invocation-events.js';
 import { silentLogger } from '../../src/log.js';
 import { INVOCATION_BUCKETS, InvocationMetrics } from '../../src/observability/invocation-metrics.js';
 import { TypedEventBus } from '../../src/registry/events.js';
-import { Registry } from '../../src/registry/registry.js';
 import { startCore } from '../../src/main.js';
 import { coreConfig, corePath } from './core-bus.js';
+import { instantEcho } from './instant-echo.js';
 import { markdownTable, measure, measurePair, ratio } from './stats.js';
 
 const CALLS = 40_000;
@@ -61,23 +60,7 @@ async function dispatcherPath(): Promise<string> {
   const log = silentLogger();
   const db = new Database(':memory:');
   try {
-    const registry = new Registry({ db, events: new TypedEventBus(log), log });
-    registry.register({
-      descriptor: {
-        id: 'echo',
-        name: 'Echo',
-        description: 'Answers at once.',
-        source: 'external',
-        type: 'inline',
-        config: { max_concurrency: 64 },
-        capabilities: [{ id: 'run', name: 'Run', description: 'Run.', parameters: [], post_process: false }],
-      },
-      owner: 'api',
-    });
-    const adapter: PluginAdapter = {
-      type: 'inline',
-      invoke: async ({ request }) => ({ request_id: request.request_id, plugin_id: request.plugin_id, success: true, text: 'ok' }),
-    };
+    const { registry, adapter, call, config } = instantEcho(db, log);
     const policy = new AccessPolicy({ users: {}, require_confirmation: [] });
     // Stand-ins for the audit log and the event feed, so every row pays for the same hooks.
     let audited = 0;
@@ -94,7 +77,7 @@ async function dispatcherPath(): Promise<string> {
       const deps: DispatcherDeps = {
         registry,
         adapters: [adapter],
-        config: { default_timeout_sec: 30, default_max_concurrency: 64, default_queue_limit: 1000 },
+        config,
         log,
         guard: policy,
         events,
@@ -111,7 +94,6 @@ async function dispatcherPath(): Promise<string> {
       ended: (e) => counter.inc({ plugin: e.plugin_id, capability: e.capability_id, outcome: e.outcome }),
       finished: (r) => histogram.observe({ plugin: r.plugin_id, capability: r.capability_id }, r.duration_ms / 1000),
     });
-    const call: InvokeOptions = { plugin_id: 'echo', capability_id: 'run', parameters: {}, context: { user_id: 'alice', channel_name: 'home' } };
     const rows: (string | number)[][] = [];
     for (const concurrency of [1, 64]) {
       const ours = await measurePair(

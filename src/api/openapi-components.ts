@@ -244,13 +244,6 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         warnings: { type: 'array', items: { type: 'string' } },
       },
     },
-    MessageRequest: {
-      description: 'A user message over HTTP: the channel-message-in payload plus the channel it comes from.',
-      allOf: [
-        protocolRef('channel-message-in'),
-        { type: 'object', required: ['channel'], properties: { channel: protocolRef('common', '/$defs/channel_id') } },
-      ],
-    },
     CredentialRequest: {
       type: 'object',
       required: ['name', 'role'],

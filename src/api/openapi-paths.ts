@@ -175,7 +175,6 @@ export function corePaths(): Record<string, JsonObject> {
     },
     '/api/messages': {
       post: operation('postMessage', 'A user message, answered by the conversation engine', ['conversation'], {
-        requestBody: body(ref('MessageRequest')),
         responses: {
           '200': ok('The reply, the same payload as on the channel out topic.', protocolRef('channel-message-out')),
           '400': ok('The body is invalid.', ref('ErrorBody')),

@@ -3,10 +3,10 @@
 // descriptions of openapi-paths.ts and its siblings when it is registered; a route without one is left
 // out of the document (a test requires every route to have one).
 //
-// These schemas document; they do not validate. Each handler checks its input itself and answers with
-// messages specific to the field and rule (the error body of errors.ts), which tests and clients rely on;
-// fastify's own validation would answer differently. A route that declares a `schema` of its own keeps
-// fastify's validation, whose errors the server's error handler turns into the same error body.
+// The request schemas a route declares itself (body, querystring, params; see route-validation.ts) are
+// the ones fastify validates with, and the document shows exactly those: one schema per input, no copy.
+// The descriptions add what a schema cannot say (operation id, summary, responses) and document the
+// inputs of routes that declare no schema of their own; such descriptions only document.
 import { fastifySwagger } from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { JsonObject, JsonValue } from '../protocol/types.js';
@@ -16,6 +16,7 @@ import { dashboardPaths } from './openapi-dashboard.js';
 import { frontDoorPaths } from './openapi-front-doors.js';
 import { corePaths, errorResponses } from './openapi-paths.js';
 import { packageVersion } from '../kit/package-version.js';
+import { routeValidatorCompiler, VALIDATED_PARTS } from './route-validation.js';
 
 export interface OpenApiOptions {
   /** info.version; default the package version. */
@@ -156,15 +157,20 @@ export function installOpenApi(app: FastifyInstance): void {
   const paths = describedPaths();
   const schemas = openApiSchemas();
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.schema) return; // the route's own schema: it documents and validates
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const documentation = documentationOf(methods[0] === 'HEAD' ? 'GET' : String(methods[0]), route.url, paths, schemas);
+    const own = (route.schema ?? {}) as Record<string, unknown>;
     if (!documentation) {
-      route.schema = { hide: true } as FastifySchema;
+      // Undescribed: a route schema of its own documents and validates; without one the route is left out.
+      if (!route.schema) route.schema = { hide: true } as FastifySchema;
       return;
     }
-    route.schema = documentation;
-    route.validatorCompiler = passThroughValidator;
+    // The route's own parts (body, querystring, params) validate and are what the document shows for
+    // them; the description adds the operation id, summary and responses.
+    const validated = new Set<string>(VALIDATED_PARTS.filter((part) => own[part] !== undefined));
+    const compile = route.validatorCompiler ?? routeValidatorCompiler;
+    route.schema = { ...documentation, ...own } as FastifySchema;
+    route.validatorCompiler = (request) => (validated.has(request.httpPart ?? '') ? compile(request) : passThroughValidator());
     route.serializerCompiler = plainJsonSerializer;
   });
   // Installed at once rather than through app.register: the route modules declare their routes right

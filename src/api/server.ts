@@ -3,7 +3,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { ADMIN, type Principal } from '../access/principal.js';
 import { diskFullMessage } from '../kit/disk-full.js';
 import type { Logger } from '../log.js';
+import type { ErrorObject } from 'ajv';
 import { errorBody } from './errors.js';
+import { routeProblems, routeValidatorCompiler } from './route-validation.js';
 import { installOpenApi } from './openapi.js';
 import type { IngressAuth } from './ingress-auth.js';
 import { adminOnlyMessage, principalOf, resolvePrincipal, type UserTokenVerifier } from './principal-auth.js';
@@ -60,6 +62,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Large enough that an oversized chat message reaches the conversation engine and gets its own clear answer.
     bodyLimit: 4 * 1024 * 1024,
   });
+  // Every route schema validates bodies as sent and lists every problem (see route-validation.ts).
+  app.setValidatorCompiler(routeValidatorCompiler);
   // Before any route: each route gets its documentation as it is registered.
   installOpenApi(app);
   const publicPaths = new Set(['/api/openapi.json', ...(options.publicPaths ?? [])]);
@@ -115,7 +119,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     }
   });
 
-  app.setErrorHandler((error: Error & { statusCode?: number; validation?: { instancePath: string; message?: string }[] }, request, reply) => {
+  app.setErrorHandler((error: Error & { statusCode?: number; validation?: ErrorObject[]; validationContext?: string }, request, reply) => {
     const full = diskFullMessage(error, `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`);
     if (full) {
       options.log.error({ err: error, path: request.url }, 'disk full');
@@ -125,7 +129,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
     if (status >= 500) options.log.error({ err: error, path: request.url }, 'HTTP handler failed');
     else options.log.info({ path: request.url, status, message: error.message }, 'HTTP request rejected');
-    const problems = error.validation?.map((v) => ({ path: v.instancePath, message: v.message ?? 'invalid' })) ?? [];
+    const problems = error.validation ? routeProblems(error.validation, error.validationContext) : [];
     void reply.code(status).send(errorBody(status, status >= 500 ? 'internal error (see the Core log)' : error.message, problems));
   });
 

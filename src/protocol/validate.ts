@@ -76,12 +76,22 @@ export function parseJsonPayload(payload: Buffer | string, maxBytes: number): Va
   return { ok: true, value: parsed as Record<string, unknown> };
 }
 
+/** How ajvErrorsToIssues words a rule; by default without naming the value (the issue's path names it). */
+export interface IssueWording {
+  describe(error: ErrorObject): string;
+  /** A bad key name (propertyNames) gets the key's own path, reported once rather than also for its object. */
+  keyPaths?: boolean;
+}
+
 /** Turns ajv errors into issues whose path names the offending value itself (missing keys included). */
-export function ajvErrorsToIssues(errors: readonly ErrorObject[]): ValidationIssue[] {
+export function ajvErrorsToIssues(errors: readonly ErrorObject[], wording: IssueWording = { describe: plainRule }): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
-    const issue = ajvErrorToIssue(error);
+    if (wording.keyPaths && error.keyword === 'propertyNames') continue;
+    const path =
+      wording.keyPaths && typeof error.propertyName === 'string' ? `${error.instancePath}/${escapePointer(error.propertyName)}` : ajvIssuePath(error);
+    const issue = { path, message: wording.describe(error) };
     const key = `${issue.path}\u0000${issue.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -90,24 +100,27 @@ export function ajvErrorsToIssues(errors: readonly ErrorObject[]): ValidationIss
   return issues;
 }
 
-function ajvErrorToIssue(error: ErrorObject): ValidationIssue {
+/** The JSON Pointer of the offending value: a missing or unknown key is named itself. */
+export function ajvIssuePath(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'required' && typeof params['missingProperty'] === 'string') {
-    return { path: `${error.instancePath}/${escapePointer(params['missingProperty'])}`, message: 'is required' };
+    return `${error.instancePath}/${escapePointer(params['missingProperty'])}`;
   }
   if (error.keyword === 'additionalProperties' && typeof params['additionalProperty'] === 'string') {
-    return {
-      path: `${error.instancePath}/${escapePointer(params['additionalProperty'])}`,
-      message: 'is not an allowed property',
-    };
+    return `${error.instancePath}/${escapePointer(params['additionalProperty'])}`;
   }
+  return error.instancePath;
+}
+
+/** The rule an ajv error reports, without naming the value (the issue's path names it). */
+function plainRule(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required' && typeof params['missingProperty'] === 'string') return 'is required';
+  if (error.keyword === 'additionalProperties' && typeof params['additionalProperty'] === 'string') return 'is not an allowed property';
   if (error.keyword === 'enum' && Array.isArray(params['allowedValues'])) {
-    return {
-      path: error.instancePath,
-      message: `must be one of: ${params['allowedValues'].map((v) => JSON.stringify(v)).join(', ')}`,
-    };
+    return `must be one of: ${params['allowedValues'].map((v) => JSON.stringify(v)).join(', ')}`;
   }
-  return { path: error.instancePath, message: error.message ?? `fails ${error.keyword}` };
+  return error.message ?? `fails ${error.keyword}`;
 }
 
 export function escapePointer(segment: string): string {

@@ -57,7 +57,7 @@ describe('route documentation', () => {
     expect(bad.status).toBe(400);
     const body = (await bad.json()) as { statusCode: number; problems: { path: string; message: string }[] };
     expect(body.statusCode).toBe(400);
-    expect(body.problems).toEqual([{ path: '/n', message: 'must be >= 1' }]);
+    expect(body.problems).toEqual([{ path: '/n', message: 'n must be at least 1, got 0' }]);
     expect((await post('/api/validated', '{"n":2}', TOKEN)).status).toBe(200);
   });
 });

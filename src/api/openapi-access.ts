@@ -93,12 +93,6 @@ export function accessSchemas(): Record<string, JsonObject> {
         },
       },
     },
-    ProfileReplace: {
-      type: 'object',
-      required: ['profile'],
-      properties: { profile: { type: 'object', description: 'The whole profile: keys (^[A-Za-z0-9_.-]{1,64}$) and values.' } },
-      additionalProperties: false,
-    },
   };
 }
 
@@ -160,8 +154,6 @@ export function accessPaths(): Record<string, JsonObject> {
     },
     '/api/profiles/{user}': {
       put: op('replaceProfile', "Replace a user's whole profile (a user token: its own only)", ['conversation'], {
-        parameters: [userParam],
-        requestBody: body(ref('ProfileReplace')),
         responses: { '200': ok('The profile after the change.', ref('Profile')), ...standard, '507': insufficientStorage },
       }),
     },

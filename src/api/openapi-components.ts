@@ -285,13 +285,6 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         },
       },
     },
-    ProfileUpdate: {
-      type: 'object',
-      properties: {
-        set: { type: 'object', description: 'Profile keys to set (^[A-Za-z0-9_.-]{1,64}$) and their values.' },
-        unset: { type: 'array', items: { type: 'string' }, description: 'Profile keys to remove.' },
-      },
-    },
     Profile: {
       type: 'object',
       required: ['user_id', 'profile'],

@@ -193,12 +193,9 @@ export function corePaths(): Record<string, JsonObject> {
     },
     '/api/profiles/{user}': {
       get: operation('getProfile', "A user's profile", ['conversation'], {
-        parameters: [pathParameter('user', 'The user id.', { type: 'string', pattern: '^[A-Za-z0-9_.@-]{1,128}$' })],
         responses: { '200': ok('The profile.', ref('Profile')), ...standardErrors },
       }),
       post: operation('updateProfile', "Set or remove keys of a user's profile", ['conversation'], {
-        parameters: [pathParameter('user', 'The user id.', { type: 'string', pattern: '^[A-Za-z0-9_.@-]{1,128}$' })],
-        requestBody: body(ref('ProfileUpdate')),
         responses: { '200': ok('The profile after the update.', ref('Profile')), ...standardErrors },
       }),
     },

@@ -15,9 +15,12 @@ import { errorBody } from './errors.js';
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The sentence of the 400 answer when the route's schema refuses a request (e.g. "invalid message"). */
-    invalid?: string;
+    invalid?: Invalid;
   }
 }
+
+/** The sentence of a refusal: one for the route, or one per part (e.g. the path's and the body's). */
+export type Invalid = string | { [part in (typeof VALIDATED_PARTS)[number]]?: string };
 
 /** The parts of a request a route schema can check. */
 export type RouteParts = Pick<FastifySchema, 'body' | 'querystring' | 'params'>;
@@ -36,7 +39,7 @@ export const routeValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema,
  * every problem. `extra` (e.g. USER_ROUTE) is merged in; its config is kept. Any other failure of the
  * route goes on to the server's error handler.
  */
-export function validatedRoute(parts: RouteParts, invalid: string, extra: { config?: object } = {}): RouteShorthandOptions {
+export function validatedRoute(parts: RouteParts, invalid: Invalid, extra: { config?: object } = {}): RouteShorthandOptions {
   return {
     ...extra,
     schema: parts,
@@ -44,9 +47,11 @@ export function validatedRoute(parts: RouteParts, invalid: string, extra: { conf
     config: { ...(extra.config ?? {}), invalid },
     errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       if (!error.validation) throw error;
-      const problems = routeProblems(error.validation as ErrorObject[], error.validationContext);
+      const part = error.validationContext ?? 'body';
+      const problems = routeProblems(error.validation as ErrorObject[], part);
+      const message = typeof invalid === 'string' ? invalid : (invalid[part as keyof typeof invalid] ?? `invalid ${SUBJECT[part] ?? part}`);
       request.log.info({ path: request.url, status: 400, problems }, 'HTTP request rejected');
-      return reply.code(400).send(errorBody(400, invalid, problems));
+      return reply.code(400).send(errorBody(400, message, problems));
     },
   };
 }

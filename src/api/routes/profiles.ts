@@ -1,52 +1,44 @@
 // User profiles over HTTP, for `homeclaw profile set|show` and for household dashboards.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { mayActAs } from '../../access/principal.js';
 import type { ProfileStore } from '../../conversation/resolver-api.js';
 import { guardDiskFull } from '../../kit/disk-full.js';
 import type { JsonValue } from '../../protocol/types.js';
 import { sendError } from '../errors.js';
 import { principalOf, USER_ROUTE } from '../principal-auth.js';
-import { isPlainObject } from '../../kit/plain-object.js';
+import { validatedRoute } from '../route-validation.js';
+import { ProfileParams, ProfileReplace, ProfileUpdate } from './profiles-schema.js';
 
 export interface ProfileRoutesDeps {
   profiles: ProfileStore & { replace?(userId: string, values: Record<string, JsonValue>): void };
 }
 
-/** A user token reads and writes only its own profile; answers the 403 and returns false otherwise. */
-function ownProfile(request: FastifyRequest, reply: FastifyReply, user: string): boolean {
+/**
+ * A user token reads and writes only its own profile. Checked before the request's schema, so a
+ * token learns nothing about another user's profile, not even what a valid request for it looks like.
+ */
+const ownProfile: preValidationHookHandler = async (request, reply) => {
   const principal = principalOf(request);
-  if (mayActAs(principal, user)) return true;
-  void sendError(reply, 403, `this token acts as "${principal.kind === 'user' ? principal.user_id : ''}"; it may not read or change the profile of "${user}"`);
-  return false;
-}
-
-const USER_ID = /^[A-Za-z0-9_.@-]{1,128}$/;
-const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
+  const { user } = request.params as { user: string };
+  if (mayActAs(principal, user)) return;
+  await sendError(reply, 403, `this token acts as "${principal.kind === 'user' ? principal.user_id : ''}"; it may not read or change the profile of "${user}"`);
+};
 
 export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRoutesDeps): void {
-  app.get<{ Params: { user: string } }>('/api/profiles/:user', USER_ROUTE, async (request, reply) => {
+  const route = (body: TSchema | undefined, invalid: string) => ({
+    ...validatedRoute({ params: ProfileParams, ...(body ? { body } : {}) }, { params: 'invalid user id', body: invalid }, USER_ROUTE),
+    preValidation: ownProfile,
+  });
+
+  app.get<{ Params: ProfileParams }>('/api/profiles/:user', route(undefined, 'invalid user id'), async (request) => {
     const { user } = request.params;
-    if (!USER_ID.test(user)) return sendError(reply, 400, `invalid user id "${user}"`);
-    if (!ownProfile(request, reply, user)) return reply;
     return { user_id: user, profile: deps.profiles.get(user) };
   });
 
-  /** Body: { profile: {key: value} }: the whole profile, replacing what was there. */
-  app.put<{ Params: { user: string } }>('/api/profiles/:user', USER_ROUTE, async (request, reply) => {
+  app.put<{ Params: ProfileParams; Body: ProfileReplace }>('/api/profiles/:user', route(ProfileReplace, 'invalid profile'), async (request) => {
     const { user } = request.params;
-    if (!USER_ID.test(user)) return sendError(reply, 400, `invalid user id "${user}"`);
-    if (!ownProfile(request, reply, user)) return reply;
-    const body = request.body as { profile?: unknown } | null;
-    const profile = body?.profile;
-    const problems: { path: string; message: string }[] = [];
-    if (!isPlainObject(body)) problems.push({ path: '', message: 'the body must be {"profile": {key: value, ...}}' });
-    else {
-      for (const key of Object.keys(body)) if (key !== 'profile') problems.push({ path: `/${key}`, message: `unknown field "${key}"` });
-      if (!isPlainObject(profile)) problems.push({ path: '/profile', message: 'profile must be an object of key: value' });
-      else for (const key of Object.keys(profile)) if (!KEY.test(key)) problems.push({ path: `/profile/${key}`, message: 'invalid profile key' });
-    }
-    if (problems.length > 0) return sendError(reply, 400, 'invalid profile', problems);
-    const values = profile as Record<string, JsonValue>;
+    const values = request.body.profile;
     guardDiskFull(`saving the profile of ${user}`, () => {
       if (deps.profiles.replace) deps.profiles.replace(user, values);
       else {
@@ -61,23 +53,13 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRoutesD
     return { user_id: user, profile: deps.profiles.get(user) };
   });
 
-  /** Body: { set?: {key: value}, unset?: [key] }. */
-  app.post<{ Params: { user: string } }>('/api/profiles/:user', USER_ROUTE, async (request, reply) => {
+  app.post<{ Params: ProfileParams; Body: ProfileUpdate }>('/api/profiles/:user', route(ProfileUpdate, 'invalid profile update'), async (request) => {
     const { user } = request.params;
-    if (!USER_ID.test(user)) return sendError(reply, 400, `invalid user id "${user}"`);
-    if (!ownProfile(request, reply, user)) return reply;
-    const body = (request.body ?? {}) as { set?: unknown; unset?: unknown };
-    const problems: { path: string; message: string }[] = [];
-    const set = body.set ?? {};
-    if (!isPlainObject(set)) problems.push({ path: '/set', message: 'set must be an object of key: value' });
-    else for (const key of Object.keys(set)) if (!KEY.test(key)) problems.push({ path: `/set/${key}`, message: 'invalid profile key' });
-    const unset = body.unset ?? [];
-    if (!Array.isArray(unset) || unset.some((k) => typeof k !== 'string')) problems.push({ path: '/unset', message: 'unset must be an array of keys' });
-    if (problems.length > 0) return sendError(reply, 400, 'invalid profile update', problems);
-    const values = set as Record<string, JsonValue>;
+    const values = request.body.set ?? {};
+    const unset = request.body.unset ?? [];
     const profile = guardDiskFull(`saving the profile of ${user}`, () => {
       if (Object.keys(values).length > 0) deps.profiles.set(user, values);
-      return (unset as string[]).length > 0 ? deps.profiles.unset(user, unset as string[]) : deps.profiles.get(user);
+      return unset.length > 0 ? deps.profiles.unset(user, unset) : deps.profiles.get(user);
     });
     request.log.info({ user_id: user, keys: Object.keys(values), unset }, 'profile updated');
     return { user_id: user, profile };

@@ -19,8 +19,6 @@ const query = (name: string, description: string, schema: JsonObject = { type: '
 
 const USER_ID = { type: 'string', pattern: '^[A-Za-z0-9_.@-]{1,128}$' };
 const NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' };
-const userParam = pathParameter('user', 'The user id.', USER_ID);
-const nameParam = pathParameter('name', 'The credential name.', NAME);
 const insufficientStorage = ok('The data volume is full: nothing was saved (the message names the operation).', ref('ErrorBody'));
 
 export function accessSchemas(): Record<string, JsonObject> {
@@ -39,7 +37,6 @@ export function accessSchemas(): Record<string, JsonObject> {
         },
       },
     },
-    UserRequest: { type: 'object', required: ['user_id'], properties: { user_id: USER_ID }, additionalProperties: false },
     NewUserToken: {
       type: 'object',
       required: ['user_id', 'token'],
@@ -103,31 +100,26 @@ export function accessPaths(): Record<string, JsonObject> {
     '/api/users': {
       get: op('listUsers', 'Users with an HTTP token (never the tokens)', ['admin'], { responses: { '200': ok('Every user.', ref('UserList')), ...standard } }),
       post: op('addUser', 'Create a user token; it is shown once', ['admin'], {
-        requestBody: body(ref('UserRequest')),
         responses: { '201': ok('The new token.', ref('NewUserToken')), ...standard, '409': error('Conflict'), '507': insufficientStorage },
       }),
     },
     '/api/users/{user}': {
       delete: op('removeUser', "Delete a user's token", ['admin'], {
-        parameters: [userParam],
         responses: { '200': ok('Removed.', { type: 'object', required: ['user_id', 'removed'] }), ...standard, '404': error('NotFound') },
       }),
     },
     '/api/users/{user}/rotate': {
       post: op('rotateUser', 'A new token for a user; the old one stops working', ['admin'], {
-        parameters: [userParam],
         responses: { '200': ok('The new token.', ref('NewUserToken')), ...standard, '404': error('NotFound') },
       }),
     },
     '/api/credentials/{name}': {
       delete: op('removeCredential', 'Delete an MQTT credential and disconnect its live sessions', ['admin'], {
-        parameters: [nameParam],
         responses: { '200': ok('Removed.', ref('CredentialRemoved')), ...standard, '404': error('NotFound') },
       }),
     },
     '/api/credentials/{name}/rotate': {
       post: op('rotateCredential', 'A new password (shown once); the old one stops working and its sessions are disconnected', ['admin'], {
-        parameters: [nameParam],
         responses: { '200': ok('The new password.', ref('RotatedCredential')), ...standard, '404': error('NotFound') },
       }),
     },

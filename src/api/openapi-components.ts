@@ -244,21 +244,6 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         warnings: { type: 'array', items: { type: 'string' } },
       },
     },
-    CredentialRequest: {
-      type: 'object',
-      required: ['name', 'role'],
-      properties: {
-        name: protocolRef('common', '/$defs/plugin_id'),
-        role: { enum: ['plugin', 'channel', 'admin', 'zigbee2mqtt', 'caller'] },
-        plugin_ids: { type: 'array', items: { type: 'string' }, description: 'Plugin ids a plugin credential may act for; default [name].' },
-        channels: { type: 'array', items: { type: 'string' }, description: 'Channels a channel credential may act for; default [name].' },
-        users: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Users a channel credential may speak as ("*": anyone); default [name]. Channel credentials only.',
-        },
-      },
-    },
     NewCredential: {
       type: 'object',
       required: ['name', 'password'],

@@ -187,7 +187,6 @@ export function corePaths(): Record<string, JsonObject> {
         responses: { '200': ok('Every credential.', ref('CredentialList')), '401': error('Unauthorized') },
       }),
       post: operation('addCredential', 'Create an MQTT credential; the password is shown once', ['admin'], {
-        requestBody: body(ref('CredentialRequest')),
         responses: { '201': ok('The new credential.', ref('NewCredential')), ...standardErrors },
       }),
     },

@@ -2,7 +2,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { UserTokenError, type UserTokenStore } from '../../access/user-tokens.js';
 import { sendError } from '../errors.js';
-import { isPlainObject } from '../../kit/plain-object.js';
+import { validatedRoute } from '../route-validation.js';
+import { UserParams, UserRequest } from './users-schema.js';
 
 export interface UserRoutesDeps {
   users: UserTokenStore;
@@ -16,17 +17,8 @@ function answerError(reply: FastifyReply, err: unknown): FastifyReply {
 export function registerUserRoutes(app: FastifyInstance, deps: UserRoutesDeps): void {
   app.get('/api/users', async () => ({ users: deps.users.list() }));
 
-  app.post('/api/users', async (request, reply) => {
-    const body = request.body as { user_id?: unknown } | null;
-    if (!isPlainObject(body)) return sendError(reply, 400, 'the body must be {"user_id": "<id>"}');
-    const unknown = Object.keys(body).filter((key) => key !== 'user_id');
-    if (unknown.length > 0)
-      return sendError(
-        reply,
-        400,
-        `unknown field "${unknown[0]}"`,
-        unknown.map((key) => ({ path: `/${key}`, message: `unknown field "${key}"` })),
-      );
+  app.post<{ Body: UserRequest }>('/api/users', validatedRoute({ body: UserRequest }, 'invalid user id'), async (request, reply) => {
+    const body = request.body;
     try {
       const created = deps.users.add(body.user_id);
       request.log.info({ user_id: created.user_id }, 'user token created');
@@ -36,7 +28,8 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRoutesDeps): 
     }
   });
 
-  app.delete<{ Params: { user: string } }>('/api/users/:user', async (request, reply) => {
+  const byUser = validatedRoute({ params: UserParams }, 'invalid user id');
+  app.delete<{ Params: UserParams }>('/api/users/:user', byUser, async (request, reply) => {
     try {
       deps.users.remove(request.params.user);
       request.log.warn({ user_id: request.params.user }, 'user token removed');
@@ -46,7 +39,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: UserRoutesDeps): 
     }
   });
 
-  app.post<{ Params: { user: string } }>('/api/users/:user/rotate', async (request, reply) => {
+  app.post<{ Params: UserParams }>('/api/users/:user/rotate', byUser, async (request, reply) => {
     try {
       const rotated = deps.users.rotate(request.params.user);
       request.log.warn({ user_id: rotated.user_id }, 'user token rotated');

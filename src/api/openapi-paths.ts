@@ -119,17 +119,6 @@ export function corePaths(): Record<string, JsonObject> {
     },
     '/api/plugins/search': {
       get: operation('searchPlugins', 'The plugins that fit a request (hybrid retrieval)', ['plugins'], {
-        parameters: [
-          { name: 'q', in: 'query', required: true, description: 'What the plugin should do.', schema: { type: 'string' } },
-          { name: 'k', in: 'query', required: false, description: 'How many plugins (1-50; larger is clamped).', schema: { type: 'integer', minimum: 1 } },
-          {
-            name: 'include_unroutable',
-            in: 'query',
-            required: false,
-            description: 'Include stale and offline plugins.',
-            schema: { enum: ['true', '1', 'false', '0'] },
-          },
-        ],
         responses: { '200': ok('The ranked plugins.', ref('SearchResult')), ...standardErrors },
       }),
     },

@@ -11,6 +11,7 @@ import type { FastifyError, FastifyReply, FastifyRequest, FastifySchema, Fastify
 import { ajvErrorsToIssues } from '../protocol/validate.js';
 import type { ValidationIssue } from '../protocol/types.js';
 import { errorBody } from './errors.js';
+import { parsePointInTime } from '../access/time-window.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,8 +20,11 @@ declare module 'fastify' {
   }
 }
 
-/** The sentence of a refusal: one for the route, or one per part (e.g. the path's and the body's). */
-export type Invalid = string | { [part in (typeof VALIDATED_PARTS)[number]]?: string };
+/** The sentence of a refusal: one for the route, or one per part (e.g. the path's and the body's), or one made from the problems. */
+export type Invalid = string | { [part in (typeof VALIDATED_PARTS)[number]]?: string | ((problems: ValidationIssue[]) => string) };
+
+/** A refusal's sentence that is its problems, e.g. "limit must be at least 1, got 0; unknown field \"x\"". */
+export const listProblems = (problems: ValidationIssue[]): string => problems.map((problem) => problem.message).join('; ');
 
 /** The parts of a request a route schema can check. */
 export type RouteParts = Pick<FastifySchema, 'body' | 'querystring' | 'params'>;
@@ -29,6 +33,15 @@ export const VALIDATED_PARTS = ['body', 'querystring', 'params'] as const;
 const common = { allErrors: true, verbose: true, strict: false, removeAdditional: false, useDefaults: false } as const;
 const asSent = new Ajv({ ...common, coerceTypes: false });
 const fromText = new Ajv({ ...common, coerceTypes: true });
+
+/** Formats a route schema may name, and how a refusal describes each. */
+const FORMATS: Record<string, { test: (text: string) => boolean; says: string }> = {
+  'point-in-time': {
+    test: (text) => parsePointInTime(text).ok,
+    says: 'a duration ago (30m, 1h, 7d), an ISO date or date-time, or epoch milliseconds',
+  },
+};
+for (const ajv of [asSent, fromText]) for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: format.test });
 
 /** Compiles a route schema: query strings with coercion from text, everything else as sent. */
 export const routeValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
@@ -49,7 +62,8 @@ export function validatedRoute(parts: RouteParts, invalid: Invalid, extra: { con
       if (!error.validation) throw error;
       const part = error.validationContext ?? 'body';
       const problems = routeProblems(error.validation as ErrorObject[], part);
-      const message = typeof invalid === 'string' ? invalid : (invalid[part as keyof typeof invalid] ?? `invalid ${SUBJECT[part] ?? part}`);
+      const sentence = typeof invalid === 'string' ? invalid : (invalid[part as keyof typeof invalid] ?? `invalid ${SUBJECT[part] ?? part}`);
+      const message = typeof sentence === 'string' ? sentence : sentence(problems);
       request.log.info({ path: request.url, status: 400, problems }, 'HTTP request rejected');
       return reply.code(400).send(errorBody(400, message, problems));
     },
@@ -83,15 +97,23 @@ function describeRule(error: ErrorObject, subject: string): string {
   const params = error.params as Record<string, unknown>;
   const at = error.instancePath.slice(1).replace(/~1/g, '/').replace(/~0/g, '~');
   const field = at === '' ? subject : at;
-  const got = error.data === undefined ? '' : `, got ${JSON.stringify(error.data)}`;
+  const shown = JSON.stringify(error.data);
+  const got = shown === undefined ? '' : `, got ${shown.length > 60 ? `${shown.slice(0, 57)}...` : shown}`;
   const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
       return `${at === '' ? '' : `${at}/`}${String(params['missingProperty'])} is required`;
-    case 'additionalProperties':
-      return `unknown field "${String(params['additionalProperty'])}"`;
+    case 'additionalProperties': {
+      if (subject !== SUBJECT['querystring']) return `unknown field "${String(params['additionalProperty'])}"`;
+      const known = Object.keys((parent['properties'] ?? {}) as object);
+      return `unknown parameter "${String(params['additionalProperty'])}"${known.length > 0 ? `; use ${known.join(', ')}` : ''}`;
+    }
     case 'type':
-      return `${field} must be ${typeName(params['type'])}`;
+      // A query string names a parameter twice to send a list.
+      if (subject === SUBJECT['querystring'] && Array.isArray(error.data)) return `give ${field} once`;
+      return `${field} must be ${typeName(params['type'])}${Array.isArray(error.data) || typeof error.data === 'object' ? '' : got}`;
+    case 'format':
+      return `${field} must be ${FORMATS[String(params['format'])]?.says ?? `a ${String(params['format'])}`}${got}`;
     case 'minLength':
       return params['limit'] === 1 ? `${field} must be a non-empty string` : `${field} must be at least ${String(params['limit'])} characters`;
     case 'maxLength':

@@ -1,58 +1,61 @@
 // GET /api/audit (admin only): the audit log, newest first, filtered by user, plugin, channel, outcome
 // and time (since/until: "1h", "7d", an ISO date or epoch ms), at most `limit` entries (default 100).
 // GET /api/audit/last (admin only): the newest entry of each plugin (a dashboard's "last outcome").
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { MAX_AUDIT_QUERY_LIMIT, type AuditLog, type AuditQuery } from '../../access/audit-log.js';
 import { parsePointInTime } from '../../access/time-window.js';
-import type { ValidationIssue } from '../../protocol/types.js';
-import { sendError } from '../errors.js';
+import { listProblems, validatedRoute } from '../route-validation.js';
 
 export interface AuditRoutesDeps {
   audit: AuditLog;
 }
 
-const TEXT_FILTERS = ['user', 'plugin', 'channel', 'outcome'] as const;
-const KNOWN = new Set<string>([...TEXT_FILTERS, 'since', 'until', 'limit']);
+const filter = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 256, description }));
+const pointInTime = (description: string) =>
+  Type.Optional(
+    Type.String({ format: 'point-in-time', description: `${description} A duration ago (30m, 1h, 7d), an ISO date or date-time, or epoch milliseconds.` }),
+  );
 
-/** Every problem of the query string at once, or the filter it describes. */
-export function parseAuditQuery(query: Record<string, unknown>, now = Date.now()): { ok: true; value: AuditQuery } | { ok: false; errors: ValidationIssue[] } {
-  const errors: ValidationIssue[] = [];
-  const value: AuditQuery = {};
-  for (const key of Object.keys(query)) {
-    if (!KNOWN.has(key)) errors.push({ path: `/${key}`, message: `unknown filter "${key}"; use ${[...KNOWN].join(', ')}` });
-    else if (Array.isArray(query[key])) errors.push({ path: `/${key}`, message: `give ${key} once` });
-  }
-  for (const key of TEXT_FILTERS) {
-    const raw = query[key];
-    if (raw === undefined || Array.isArray(raw)) continue;
-    if (typeof raw !== 'string' || raw === '' || raw.length > 256)
-      errors.push({ path: `/${key}`, message: `${key} must be a non-empty string of at most 256 characters` });
-    else value[key] = raw;
-  }
-  for (const key of ['since', 'until'] as const) {
-    const raw = query[key];
-    if (raw === undefined || Array.isArray(raw)) continue;
-    const parsed = parsePointInTime(String(raw), now);
-    if (parsed.ok) value[key] = parsed.ms;
-    else errors.push({ path: `/${key}`, message: `${key}: ${parsed.error}` });
-  }
-  const limit = query.limit;
-  if (limit !== undefined && !Array.isArray(limit)) {
-    const n = typeof limit === 'string' && /^\d{1,6}$/.test(limit) ? Number(limit) : NaN;
-    if (!Number.isInteger(n) || n < 1 || n > MAX_AUDIT_QUERY_LIMIT)
-      errors.push({ path: '/limit', message: `limit must be a whole number from 1 to ${MAX_AUDIT_QUERY_LIMIT}` });
-    else value.limit = n;
-  }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
+/** The query string of GET /api/audit: it validates the request and is what the OpenAPI document shows. */
+export const AuditQueryString = Type.Object(
+  {
+    user: filter('Only this user.'),
+    plugin: filter('Only this plugin.'),
+    channel: filter('Only this channel.'),
+    outcome: filter('Only this outcome.'),
+    since: pointInTime('From.'),
+    until: pointInTime('Until.'),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_AUDIT_QUERY_LIMIT, description: `At most this many entries (1-${MAX_AUDIT_QUERY_LIMIT}, default 100).` }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AuditQueryString = Static<typeof AuditQueryString>;
+
+/** The filter a validated query string describes; since and until become epoch milliseconds. */
+export function auditFilter(query: AuditQueryString, now = Date.now()): AuditQuery {
+  const { since, until, ...rest } = query;
+  const value: AuditQuery = { ...rest };
+  const at = (text: string): number => {
+    const parsed = parsePointInTime(text, now);
+    // The schema's point-in-time format accepted it already.
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.ms;
+  };
+  if (since !== undefined) value.since = at(since);
+  if (until !== undefined) value.until = at(until);
+  return value;
 }
 
 export function registerAuditRoutes(app: FastifyInstance, deps: AuditRoutesDeps): void {
-  app.get('/api/audit', async (request, reply) => {
-    const parsed = parseAuditQuery((request.query ?? {}) as Record<string, unknown>);
-    if (!parsed.ok) return sendError(reply, 400, parsed.errors.map((e) => e.message).join('; '), parsed.errors);
+  const route = validatedRoute({ querystring: AuditQueryString }, { querystring: listProblems });
+  app.get<{ Querystring: AuditQueryString }>('/api/audit', route, async (request) => {
+    const query = auditFilter(request.query);
     // Entries still in the write buffer belong to the answer.
     await deps.audit.flush();
-    const entries = deps.audit.query(parsed.value);
+    const entries = deps.audit.query(query);
     return { entries, count: entries.length };
   });
 

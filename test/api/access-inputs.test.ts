@@ -55,7 +55,14 @@ describe('GET /api/audit query string', () => {
   it('lists every problem at once', async () => {
     const app = Fastify();
     const queried: unknown[] = [];
-    const audit = { flush: async () => {}, query: (q: unknown) => (queried.push(q), []), lastPerPlugin: () => [] } as unknown as AuditLog;
+    const audit = {
+      flush: async () => {},
+      query: (q: unknown) => {
+        queried.push(q);
+        return [];
+      },
+      lastPerPlugin: () => [],
+    } as unknown as AuditLog;
     registerAuditRoutes(app, { audit });
     const res = await app.inject({ method: 'GET', url: '/api/audit?user=&since=soon&limit=0&colour=red&plugin=a&plugin=b' });
     expect(res.statusCode).toBe(400);

@@ -6,9 +6,7 @@ const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}
 const json = (schema: JsonObject): JsonObject => ({ 'application/json': { schema } });
 const ok = (description: string, schema: JsonObject): JsonObject => ({ description, content: json(schema) });
 const error = (name: string): JsonObject => ({ $ref: `#/components/responses/${name}` });
-const body = (schema: JsonObject): JsonObject => ({ required: true, content: json(schema) });
 const op = (operationId: string, summary: string, tags: string[], rest: JsonObject): JsonObject => ({ operationId, summary, tags, ...rest });
-const pathParameter = (name: string, description: string, schema: JsonObject): JsonObject => ({ name, in: 'path', required: true, description, schema });
 
 const USER_ID = { type: 'string', pattern: '^[A-Za-z0-9_.@-]{1,128}$' };
 const NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' };
@@ -52,7 +50,6 @@ export function accessSchemas(): Record<string, JsonObject> {
       required: ['name', 'password', 'disconnected'],
       properties: { name: NAME, password: { type: 'string', description: 'Shown once.' }, disconnected: { type: 'integer', minimum: 0 } },
     },
-    TransferRequest: { type: 'object', required: ['credential'], properties: { credential: NAME } },
     TransferResponse: {
       type: 'object',
       required: ['plugin_id', 'owner', 'previous_owner'],
@@ -117,8 +114,6 @@ export function accessPaths(): Record<string, JsonObject> {
     },
     '/api/plugins/{id}/transfer': {
       post: op('transferPlugin', 'Give an MQTT plugin id to another plugin credential', ['admin'], {
-        parameters: [pathParameter('id', 'The plugin id.', NAME)],
-        requestBody: body(ref('TransferRequest')),
         responses: { '200': ok('The new owner.', ref('TransferResponse')), ...standard, '404': error('NotFound'), '409': error('Conflict') },
       }),
     },

@@ -112,11 +112,6 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         },
       },
     },
-    UnregisterPluginRequest: {
-      type: 'object',
-      required: ['plugin_id'],
-      properties: { plugin_id: protocolRef('common', '/$defs/plugin_id') },
-    },
     UnregisterPluginResponse: {
       type: 'object',
       required: ['plugin_id', 'unregistered'],
@@ -199,10 +194,6 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         state: pluginState,
         detail: { type: 'string' },
       },
-    },
-    ToolParameters: {
-      type: 'object',
-      description: "The capability's parameters; validated against its input schema before the plugin is called.",
     },
     SearchResult: {
       type: 'object',

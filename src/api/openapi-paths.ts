@@ -102,7 +102,6 @@ export function corePaths(): Record<string, JsonObject> {
     },
     '/api/plugins/unregister': {
       post: operation('unregisterPlugin', 'Remove an external plugin', ['plugins'], {
-        requestBody: body(ref('UnregisterPluginRequest')),
         responses: {
           '200': ok('The plugin was removed.', ref('UnregisterPluginResponse')),
           ...standardErrors,
@@ -129,18 +128,7 @@ export function corePaths(): Record<string, JsonObject> {
     },
     '/v1/plugins/{id}/tools/{tool}/run': {
       post: operation('runTool', 'Invoke a capability directly (through the dispatcher)', ['plugins'], {
-        parameters: [
-          pluginId,
-          pathParameter('tool', 'The capability id.', protocolRef('common', '/$defs/capability_id')),
-          {
-            name: 'confirmed',
-            in: 'query',
-            required: false,
-            description: 'Confirms a capability that requires confirmation (also "confirmed": true in the body).',
-            schema: { enum: ['true', '1', 'false', '0'] },
-          },
-        ],
-        requestBody: { required: false, content: json(ref('ToolParameters')) },
+        parameters: [pluginId, pathParameter('tool', 'The capability id.', protocolRef('common', '/$defs/capability_id'))],
         responses: {
           '200': ok('The plugin succeeded.', protocolRef('plugin-result')),
           '400': {

@@ -1,15 +1,16 @@
 // Plugin registration, listing, health and direct invocation over HTTP.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import type { HealthReport } from '../../adapters/adapter.js';
 import type { DispatcherApi } from '../../dispatch/dispatcher-api.js';
 import { normalizeDescriptor } from '../../protocol/descriptor/normalize.js';
-import { explainBadId, isPluginId } from '../../protocol/ids.js';
 import type { ErrorCode, JsonObject, PluginDescriptor, ValidationIssue } from '../../protocol/types.js';
 import type { PluginRecord } from '../../registry/record.js';
 import type { RegisterInput, RegistryApi } from '../../registry/registry-api.js';
 import { UNCLAIMED_OWNER } from '../../access/plugin-claims.js';
 import { dedupeIssues } from '../../protocol/validate.js';
 import { sendError } from '../errors.js';
+import { listProblems, validatedRoute } from '../route-validation.js';
+import { RunQueryString, ToolParameters, TransferParams, TransferRequest, UnregisterRequest } from './plugins-schema.js';
 import { canonicalView, forgeSyteView, summaryView } from '../plugin-views.js';
 import { readConfirmation } from '../confirmation-flag.js';
 import { isPlainObject } from '../../kit/plain-object.js';
@@ -99,21 +100,20 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     });
   });
 
-  app.post('/api/plugins/unregister', async (request, reply) => {
-    const body = request.body;
-    const id = isPlainObject(body) ? body.plugin_id : undefined;
-    if (!isPluginId(id)) return sendError(reply, 400, 'invalid plugin_id', [{ path: '/plugin_id', message: explainBadId(id) }]);
+  const unregister = validatedRoute({ body: UnregisterRequest }, 'invalid plugin_id');
+  app.post<{ Body: UnregisterRequest }>('/api/plugins/unregister', unregister, async (request, reply) => {
+    const id = request.body.plugin_id;
     const outcome = registry.unregister(id);
     if (!outcome.ok) return sendError(reply, outcome.code === 'not_found' ? 404 : 403, outcome.error);
     return { plugin_id: id, unregistered: true };
   });
 
-  app.post<{ Params: { id: string } }>('/api/plugins/:id/transfer', async (request, reply) => {
-    const body = request.body;
-    const credential = isPlainObject(body) ? body.credential : undefined;
-    if (typeof credential !== 'string' || credential === '') {
-      return sendError(reply, 400, 'the body must be {"credential": "<name of a plugin credential>"}', [{ path: '/credential', message: 'required' }]);
-    }
+  const transfer = validatedRoute(
+    { params: TransferParams, body: TransferRequest },
+    { params: 'invalid plugin id', body: 'invalid transfer request: name a plugin credential' },
+  );
+  app.post<{ Params: TransferParams; Body: TransferRequest }>('/api/plugins/:id/transfer', transfer, async (request, reply) => {
+    const { credential } = request.body;
     if (!deps.transfer) return sendError(reply, 400, 'plugin transfer is not available');
     const outcome = deps.transfer(request.params.id, credential);
     if (!outcome.ok) return sendError(reply, outcome.status, outcome.error);
@@ -129,24 +129,31 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     return { plugin_id: record.descriptor.id, ok: report.ok, state: after.state, ...(report.detail ? { detail: report.detail } : {}) };
   });
 
-  app.post<{ Params: { id: string; tool: string } }>('/v1/plugins/:id/tools/:tool/run', async (request, reply) => {
-    const body = request.body ?? {};
-    if (!isPlainObject(body)) return sendError(reply, 400, 'the body must be a JSON object of parameters');
-    const capability = registry.get(request.params.id)?.descriptor.capabilities.find((c) => c.id === request.params.tool);
-    const flag = readConfirmation(body as JsonObject, (request.query ?? {}) as Record<string, unknown>, capability);
-    if (!flag.ok) return sendError(reply, 400, flag.error, [{ path: flag.path, message: flag.error }]);
-    const result = await dispatcher.invoke({
-      plugin_id: request.params.id,
-      capability_id: request.params.tool,
-      parameters: flag.parameters,
-      context: { channel_name: 'http', channel_type: 'http' },
-      confirmed: flag.confirmed,
-      // W3C trace context: the invocation joins the caller's trace (MQTT 5 plugins receive it).
-      ...(typeof request.headers.traceparent === 'string' ? { traceparent: request.headers.traceparent } : {}),
-    });
-    const status = result.success ? 200 : STATUS_BY_CODE[result.error_code ?? 'plugin_error'];
-    return reply.code(status).send(result);
-  });
+  const run = validatedRoute({ body: ToolParameters, querystring: RunQueryString }, { body: 'invalid parameters', querystring: listProblems });
+  // No body: no parameters.
+  const noBodyNoParameters: preValidationHookHandler = async (request) => {
+    if (request.body === undefined || request.body === null) request.body = {};
+  };
+  app.post<{ Params: { id: string; tool: string }; Body: JsonObject; Querystring: RunQueryString }>(
+    '/v1/plugins/:id/tools/:tool/run',
+    { ...run, preValidation: noBodyNoParameters },
+    async (request, reply) => {
+      const capability = registry.get(request.params.id)?.descriptor.capabilities.find((c) => c.id === request.params.tool);
+      const flag = readConfirmation(request.body, request.query, capability);
+      if (!flag.ok) return sendError(reply, 400, flag.error, [{ path: flag.path, message: flag.error }]);
+      const result = await dispatcher.invoke({
+        plugin_id: request.params.id,
+        capability_id: request.params.tool,
+        parameters: flag.parameters,
+        context: { channel_name: 'http', channel_type: 'http' },
+        confirmed: flag.confirmed,
+        // W3C trace context: the invocation joins the caller's trace (MQTT 5 plugins receive it).
+        ...(typeof request.headers.traceparent === 'string' ? { traceparent: request.headers.traceparent } : {}),
+      });
+      const status = result.success ? 200 : STATUS_BY_CODE[result.error_code ?? 'plugin_error'];
+      return reply.code(status).send(result);
+    },
+  );
 }
 
 /**

@@ -1,0 +1,34 @@
+// The inputs of the plugin routes that are not a descriptor: they validate the requests and are what
+// the OpenAPI document shows. A registration's descriptor is checked by the protocol's own validator.
+import { type Static, Type } from '@sinclair/typebox';
+import { PLUGIN_ID_PATTERN } from '../../protocol/ids.js';
+import type { JsonObject } from '../../protocol/types.js';
+
+const pluginId = (description: string) => Type.String({ pattern: PLUGIN_ID_PATTERN.source, description });
+
+export const UnregisterRequest = Type.Object({ plugin_id: pluginId('The plugin to remove.') }, { additionalProperties: false });
+export type UnregisterRequest = Static<typeof UnregisterRequest>;
+
+export const TransferParams = Type.Object({ id: pluginId('The plugin id.') });
+export type TransferParams = Static<typeof TransferParams>;
+
+export const TransferRequest = Type.Object({ credential: pluginId('The plugin credential that is to own the id.') }, { additionalProperties: false });
+export type TransferRequest = Static<typeof TransferRequest>;
+
+/** The parameters of a direct invoke; the capability's input schema checks them before the plugin is called. */
+export const ToolParameters = Type.Unsafe<JsonObject>({
+  type: 'object',
+  description:
+    'The capability\'s parameters (no body: none); validated against its input schema before the plugin is called. "confirmed": true confirms a capability that requires confirmation, unless the capability has a parameter of that name.',
+});
+
+export const RunQueryString = Type.Object({
+  confirmed: Type.Optional(
+    Type.Unsafe<'true' | '1' | 'false' | '0'>({
+      type: 'string',
+      enum: ['true', '1', 'false', '0'],
+      description: 'Confirms a capability that requires confirmation (also "confirmed": true in the body).',
+    }),
+  ),
+});
+export type RunQueryString = Static<typeof RunQueryString>;

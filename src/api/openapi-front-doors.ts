@@ -38,28 +38,6 @@ export function frontDoorSchemas(): Record<string, JsonObject> {
       required: ['object', 'data'],
       properties: { object: { const: 'list' }, data: { type: 'array', items: ref('OpenAiModel') } },
     },
-    ChatCompletionRequest: {
-      type: 'object',
-      required: ['model', 'messages'],
-      description:
-        'OpenAI chat completion request. Sampling options are ignored; tools and tool messages are ignored (see the x-homeclaw-note response header).',
-      properties: {
-        model: { const: 'homeclaw' },
-        messages: {
-          type: 'array',
-          minItems: 1,
-          items: {
-            type: 'object',
-            required: ['role'],
-            properties: { role: { enum: ['system', 'developer', 'user', 'assistant', 'tool', 'function'] }, content: {} },
-          },
-        },
-        stream: { type: 'boolean' },
-        stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
-        user: { type: 'string', description: 'The HomeClaw user (openai_endpoint.user_field: user) or the client conversation id (user_field: conversation).' },
-        n: { const: 1 },
-      },
-    },
     ChatCompletion: {
       type: 'object',
       required: ['id', 'object', 'created', 'model', 'choices', 'usage'],
@@ -112,7 +90,6 @@ export function frontDoorPaths(): Record<string, JsonObject> {
   return {
     '/v1/chat/completions': {
       post: op('createChatCompletion', 'OpenAI-compatible chat: the last user message through the conversation engine (user tokens allowed)', ['openai'], {
-        requestBody: { required: true, content: json(ref('ChatCompletionRequest')) },
         responses: {
           '200': {
             description:

@@ -11,15 +11,18 @@
 // x-homeclaw-session response header. Tools the client offers are ignored (HomeClaw routes to its own
 // plugins): the x-homeclaw-note response header and the log say so.
 import { createHash, randomUUID } from 'node:crypto';
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../access/principal.js';
 import { isUserId } from '../access/user-id.js';
 import { principalOf, USER_ROUTE } from '../api/principal-auth.js';
+import { routeValidatorCompiler } from '../api/route-validation.js';
 import type { UnauthorizedResponder } from '../api/server.js';
 import type { OpenAiEndpointConfig } from '../config/types.js';
 import type { ConversationEngine } from '../conversation/engine.js';
 import type { Logger } from '../log.js';
-import { fromFrameworkError, OpenAiRequestError, sendOpenAiError, unauthorizedError } from './openai-errors.js';
+import { fromFrameworkError, fromValidationErrors, OpenAiRequestError, sendOpenAiError, unauthorizedError } from './openai-errors.js';
+import { ChatCompletionRequest } from './openai-request-schema.js';
 import { parseChatRequest, type ChatRequest } from './openai-request.js';
 import { chatCompletion, CompletionStream, modelObject, newCompletionIdentity } from './openai-responses.js';
 import type { OpenAiSessions } from './openai-sessions.js';
@@ -101,7 +104,12 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
   const log = deps.log.child({ room: 'channels', channel: OPENAI_CHANNEL });
   const modelsCreated = Math.floor(Date.now() / 1000);
   const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const answer = error instanceof OpenAiRequestError ? error : fromFrameworkError(error, settings.max_body_bytes);
+    const answer =
+      error instanceof OpenAiRequestError
+        ? error
+        : error.validation
+          ? fromValidationErrors(error.validation as ErrorObject[])
+          : fromFrameworkError(error, settings.max_body_bytes);
     if (answer.status >= 500) log.error({ err: error, path: request.url }, 'OpenAI endpoint failed');
     else log.info({ status: answer.status, code: answer.code, param: answer.param, reason: answer.message }, 'OpenAI request refused');
     return sendOpenAiError(reply, answer);
@@ -114,7 +122,8 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     return modelObject(OPENAI_MODEL, modelsCreated);
   });
 
-  app.post('/v1/chat/completions', route, async (request, reply) => {
+  const chatRoute = { ...route, schema: { body: ChatCompletionRequest }, validatorCompiler: routeValidatorCompiler };
+  app.post<{ Body: ChatCompletionRequest }>('/v1/chat/completions', chatRoute, async (request, reply) => {
     const started = Date.now();
     const chat = parseChatRequest(request.body);
     if (chat.model !== OPENAI_MODEL) throw modelNotFound(chat.model);

@@ -1,7 +1,9 @@
 // Errors of the OpenAI-compatible endpoint in OpenAI's own shape, {error: {message, type, param, code}},
 // so every OpenAI client library turns them into its usual exceptions (401 → AuthenticationError,
 // 403 → PermissionDeniedError, 404 → NotFoundError, 413/400 → BadRequestError...).
+import type { ErrorObject } from 'ajv';
 import type { FastifyReply } from 'fastify';
+import { routeProblems } from '../api/route-validation.js';
 
 export type OpenAiErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'server_error';
 
@@ -47,4 +49,26 @@ export function fromFrameworkError(error: Error & { statusCode?: number; code?: 
   if (status === 400) return new OpenAiRequestError(400, `We could not parse the JSON body of your request: ${error.message}`, null, 'invalid_json');
   if (status >= 400 && status < 500) return new OpenAiRequestError(status, error.message);
   return new OpenAiRequestError(500, 'The server had an error while processing your request (see the HomeClaw log).', null, null, 'server_error');
+}
+
+/** "/messages/0/content" as OpenAI names a parameter: "messages[0].content". */
+function openAiParam(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((name, segment) => (/^\d+$/.test(segment) ? `${name}[${segment}]` : name === '' ? segment : `${name}.${segment}`), '');
+}
+
+/** The request's schema refused it: the first problem in OpenAI's shape (OpenAI reports one at a time). */
+export function fromValidationErrors(errors: readonly ErrorObject[]): OpenAiRequestError {
+  // An if/then failure is also reported by the rule inside it, which says more.
+  const error = errors.find((candidate) => candidate.keyword !== 'if') ?? errors[0];
+  const problem = error ? routeProblems([error])[0] : undefined;
+  if (!error || !problem) return new OpenAiRequestError(400, 'The request body is invalid.', null, 'invalid_value');
+  const param = openAiParam(problem.path);
+  if (param === '') return new OpenAiRequestError(400, 'The request body must be a JSON object.', null, 'invalid_type');
+  if (error.keyword === 'required') return new OpenAiRequestError(400, `Missing required parameter: '${param}'.`, param, 'missing_required_parameter');
+  if (error.keyword === 'type') return new OpenAiRequestError(400, `Invalid type for '${param}': ${problem.message}.`, param, 'invalid_type');
+  return new OpenAiRequestError(400, `Invalid '${param}': ${problem.message}.`, param, 'invalid_value');
 }

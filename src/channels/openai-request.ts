@@ -5,6 +5,7 @@
 // since HomeClaw routes to its own plugins; other unknown fields are ignored as OpenAI's own API ignores
 // fields it does not know.
 import { OpenAiRequestError } from './openai-errors.js';
+import type { ChatCompletionRequest } from './openai-request-schema.js';
 import { isPlainObject } from '../kit/plain-object.js';
 
 /** One earlier turn of the conversation, normalised so resent history hashes the same. */
@@ -28,28 +29,18 @@ export interface ChatRequest {
   ignored: string[];
 }
 
-const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 const TOOL_FIELDS = ['tools', 'tool_choice', 'functions', 'function_call', 'parallel_tool_calls'] as const;
 
 /** The text of a message's content (a string or an array of parts); non-text parts are reported. */
-function textOf(content: unknown, param: string, ignored: Set<string>): string {
+function textOf(content: ChatCompletionRequest['messages'][number]['content'], ignored: Set<string>): string {
   if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw new OpenAiRequestError(400, `${param} must be a string or an array of content parts.`, param, 'invalid_type');
   const texts: string[] = [];
-  content.forEach((part, index) => {
-    if (!isPlainObject(part) || typeof part.type !== 'string') {
-      throw new OpenAiRequestError(400, `${param}[${index}] must be a content part object with a "type".`, `${param}[${index}]`, 'invalid_type');
-    }
-    if (part.type === 'text') {
-      if (typeof part.text !== 'string')
-        throw new OpenAiRequestError(400, `${param}[${index}].text must be a string.`, `${param}[${index}].text`, 'invalid_type');
-      texts.push(part.text);
-    } else {
-      // The note goes into a response header: only a plain part type is named.
-      ignored.add(/^[a-z_]{1,32}$/.test(part.type) ? `${part.type} content` : 'non-text content');
-    }
-  });
+  for (const part of content) {
+    if (part.type === 'text') texts.push(part.text ?? '');
+    // The note goes into a response header: only a plain part type is named.
+    else ignored.add(/^[a-z_]{1,32}$/.test(part.type) ? `${part.type} content` : 'non-text content');
+  }
   return texts.join('\n');
 }
 
@@ -58,36 +49,16 @@ export function normaliseText(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-export function parseChatRequest(body: unknown): ChatRequest {
-  if (!isPlainObject(body)) throw new OpenAiRequestError(400, 'The request body must be a JSON object.', null, 'invalid_type');
-  if (body.model === undefined) throw new OpenAiRequestError(400, "Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
-  if (typeof body.model !== 'string') throw new OpenAiRequestError(400, "Invalid type for 'model': expected a string.", 'model', 'invalid_type');
-  if (body.messages === undefined) throw new OpenAiRequestError(400, "Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
-  if (!Array.isArray(body.messages) || body.messages.length === 0) {
-    throw new OpenAiRequestError(400, "Invalid 'messages': expected a non-empty array of messages.", 'messages', 'invalid_value');
-  }
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
-    throw new OpenAiRequestError(400, "Invalid type for 'stream': expected a boolean.", 'stream', 'invalid_type');
-  }
-  if (body.n !== undefined && body.n !== null && body.n !== 1) {
-    throw new OpenAiRequestError(400, "Invalid 'n': HomeClaw gives exactly one answer (n must be 1).", 'n', 'invalid_value');
-  }
-  if (body.user !== undefined && body.user !== null && (typeof body.user !== 'string' || body.user.length === 0 || body.user.length > 256)) {
-    throw new OpenAiRequestError(400, "Invalid 'user': expected a string of 1 to 256 characters.", 'user', 'invalid_value');
-  }
-
+/** A request its schema accepted, read into what the engine needs; refuses one with no user text to answer. */
+export function parseChatRequest(body: ChatCompletionRequest): ChatRequest {
+  const fields = body as ChatCompletionRequest & Record<string, unknown>;
   const ignored = new Set<string>();
-  for (const field of TOOL_FIELDS) if (body[field] !== undefined && body[field] !== null) ignored.add('tools');
-  const turns: { role: string; text: string }[] = [];
-  body.messages.forEach((message, index) => {
-    const param = `messages[${index}]`;
-    if (!isPlainObject(message)) throw new OpenAiRequestError(400, `${param} must be an object with a role.`, param, 'invalid_type');
-    if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
-      throw new OpenAiRequestError(400, `Invalid '${param}.role': expected one of ${[...ROLES].join(', ')}.`, `${param}.role`, 'invalid_value');
-    }
+  for (const field of TOOL_FIELDS) if (fields[field] !== undefined && fields[field] !== null) ignored.add('tools');
+  const turns = body.messages.map((message) => {
     if (message.role === 'tool' || message.role === 'function') ignored.add('tool messages');
-    if (message.role === 'assistant' && message.tool_calls !== undefined && message.tool_calls !== null) ignored.add('tool calls');
-    turns.push({ role: message.role, text: textOf(message.content, `${param}.content`, ignored) });
+    const toolCalls = (message as Record<string, unknown>)['tool_calls'];
+    if (message.role === 'assistant' && toolCalls !== undefined && toolCalls !== null) ignored.add('tool calls');
+    return { role: message.role, text: textOf(message.content, ignored) };
   });
 
   let last = -1;

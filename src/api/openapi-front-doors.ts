@@ -213,10 +213,6 @@ export function frontDoorPaths(): Record<string, JsonObject> {
         },
       }),
       post: op('addOAuthClient', 'Add an OAuth client; its secret is shown once', ['admin'], {
-        requestBody: {
-          required: true,
-          content: json({ type: 'object', required: ['name', 'redirect_uris'], properties: { name: str, redirect_uris: { type: 'array', items: str } } }),
-        },
         responses: { '201': ok('The client with its secret.', ref('OAuthClient')), ...standard, '409': error('Conflict') },
       }),
     },
@@ -233,7 +229,6 @@ export function frontDoorPaths(): Record<string, JsonObject> {
     },
     '/api/oauth/tokens/revoke': {
       post: op('revokeOAuthTokens', 'End OAuth grants by client, by user, or all', ['admin'], {
-        requestBody: { required: true, content: json({ type: 'object', properties: { client: str, user_id: str, all: { type: 'boolean' } } }) },
         responses: {
           '200': ok('How many grants ended.', { type: 'object', required: ['revoked'], properties: { revoked: { type: 'integer' } } }),
           ...standard,

@@ -107,9 +107,6 @@ export function dashboardPaths(): Record<string, JsonObject> {
     },
     '/api/plugins/{id}/capabilities': {
       get: op('getPluginCapabilities', "A plugin's capabilities with their parameter JSON Schemas", ['plugins'], {
-        parameters: [
-          { name: 'id', in: 'path', required: true, description: 'The plugin id.', schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' } },
-        ],
         responses: { '200': ok('The capabilities.', ref('PluginCapabilities')), ...standard, '404': error('NotFound') },
       }),
     },

@@ -14,20 +14,12 @@ const body = (schema: JsonObject, description?: string): JsonObject => ({
   ...(description ? { description } : {}),
   content: json(schema),
 });
-const pathParameter = (name: string, description: string, schema: JsonObject = { type: 'string' }): JsonObject => ({
-  name,
-  in: 'path',
-  required: true,
-  description,
-  schema,
-});
 
 function operation(operationId: string, summary: string, tags: string[], rest: JsonObject): JsonObject {
   return { operationId, summary, tags, ...rest };
 }
 
 export function corePaths(): Record<string, JsonObject> {
-  const pluginId = pathParameter('id', 'The plugin id.', protocolRef('common', '/$defs/plugin_id'));
   const standardErrors = { '400': error('BadRequest'), '401': error('Unauthorized') };
   const mcpSession = {
     name: 'mcp-session-id',
@@ -81,7 +73,6 @@ export function corePaths(): Record<string, JsonObject> {
     },
     '/api/plugins/{id}': {
       get: operation('getPlugin', 'One plugin in canonical form', ['plugins'], {
-        parameters: [pluginId],
         responses: {
           '200': ok('The canonical descriptor with its state; secrets redacted.', ref('PluginView')),
           '401': error('Unauthorized'),
@@ -112,7 +103,6 @@ export function corePaths(): Record<string, JsonObject> {
     },
     '/api/plugins/health/{id}': {
       get: operation('checkPluginHealth', "Check a plugin's health now, through its adapter", ['plugins'], {
-        parameters: [pluginId],
         responses: { '200': ok('The live check (ok may be false).', ref('PluginHealth')), '401': error('Unauthorized'), '404': error('NotFound') },
       }),
     },
@@ -128,7 +118,6 @@ export function corePaths(): Record<string, JsonObject> {
     },
     '/v1/plugins/{id}/tools/{tool}/run': {
       post: operation('runTool', 'Invoke a capability directly (through the dispatcher)', ['plugins'], {
-        parameters: [pluginId, pathParameter('tool', 'The capability id.', protocolRef('common', '/$defs/capability_id'))],
         responses: {
           '200': ok('The plugin succeeded.', protocolRef('plugin-result')),
           '400': {

@@ -7,6 +7,8 @@ import { capabilityInputSchema } from '../../protocol/descriptor/json-schema.js'
 import type { CapabilitySpec, JsonObject } from '../../protocol/types.js';
 import type { RegistryApi } from '../../registry/registry-api.js';
 import { sendError } from '../errors.js';
+import { validatedRoute } from '../route-validation.js';
+import { PluginParams } from './plugins-schema.js';
 
 export interface PluginCapabilityRoutesDeps {
   registry: RegistryApi;
@@ -15,7 +17,8 @@ export interface PluginCapabilityRoutesDeps {
 }
 
 export function registerPluginCapabilityRoutes(app: FastifyInstance, deps: PluginCapabilityRoutesDeps): void {
-  app.get<{ Params: { id: string } }>('/api/plugins/:id/capabilities', async (request, reply) => {
+  const route = validatedRoute({ params: PluginParams }, 'invalid plugin id');
+  app.get<{ Params: PluginParams }>('/api/plugins/:id/capabilities', route, async (request, reply) => {
     const record = deps.registry.get(request.params.id);
     if (!record) return sendError(reply, 404, `no plugin with id "${request.params.id}" is registered`);
     const pluginId = record.descriptor.id;

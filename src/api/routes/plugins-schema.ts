@@ -1,16 +1,25 @@
 // The inputs of the plugin routes that are not a descriptor: they validate the requests and are what
 // the OpenAPI document shows. A registration's descriptor is checked by the protocol's own validator.
 import { type Static, Type } from '@sinclair/typebox';
+import { CAPABILITY_ID_PATTERN } from '../../protocol/descriptor/name-patterns.js';
 import { PLUGIN_ID_PATTERN } from '../../protocol/ids.js';
 import type { JsonObject } from '../../protocol/types.js';
 
 const pluginId = (description: string) => Type.String({ pattern: PLUGIN_ID_PATTERN.source, description });
 
+/** A route about one plugin. */
+export const PluginParams = Type.Object({ id: pluginId('The plugin id.') });
+export type PluginParams = Static<typeof PluginParams>;
+
+/** A route about one capability of a plugin. */
+export const CapabilityParams = Type.Object({
+  id: pluginId('The plugin id.'),
+  tool: Type.String({ pattern: CAPABILITY_ID_PATTERN.source, description: 'The capability id.' }),
+});
+export type CapabilityParams = Static<typeof CapabilityParams>;
+
 export const UnregisterRequest = Type.Object({ plugin_id: pluginId('The plugin to remove.') }, { additionalProperties: false });
 export type UnregisterRequest = Static<typeof UnregisterRequest>;
-
-export const TransferParams = Type.Object({ id: pluginId('The plugin id.') });
-export type TransferParams = Static<typeof TransferParams>;
 
 export const TransferRequest = Type.Object({ credential: pluginId('The plugin credential that is to own the id.') }, { additionalProperties: false });
 export type TransferRequest = Static<typeof TransferRequest>;

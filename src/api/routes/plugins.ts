@@ -10,7 +10,7 @@ import { UNCLAIMED_OWNER } from '../../access/plugin-claims.js';
 import { dedupeIssues } from '../../protocol/validate.js';
 import { sendError } from '../errors.js';
 import { listProblems, validatedRoute } from '../route-validation.js';
-import { RunQueryString, ToolParameters, TransferParams, TransferRequest, UnregisterRequest } from './plugins-schema.js';
+import { CapabilityParams, PluginParams, RunQueryString, ToolParameters, TransferRequest, UnregisterRequest } from './plugins-schema.js';
 import { canonicalView, forgeSyteView, summaryView } from '../plugin-views.js';
 import { readConfirmation } from '../confirmation-flag.js';
 import { isPlainObject } from '../../kit/plain-object.js';
@@ -51,7 +51,8 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
 
   app.get('/api/plugins', async () => ({ plugins: registry.list().map(summaryView) }));
 
-  app.get<{ Params: { id: string } }>('/api/plugins/:id', async (request, reply) => {
+  const onePlugin = validatedRoute({ params: PluginParams }, 'invalid plugin id');
+  app.get<{ Params: PluginParams }>('/api/plugins/:id', onePlugin, async (request, reply) => {
     const record = registry.get(request.params.id);
     if (!record) return sendError(reply, 404, `no plugin with id "${request.params.id}" is registered`);
     return canonicalView(record);
@@ -109,10 +110,10 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
   });
 
   const transfer = validatedRoute(
-    { params: TransferParams, body: TransferRequest },
+    { params: PluginParams, body: TransferRequest },
     { params: 'invalid plugin id', body: 'invalid transfer request: name a plugin credential' },
   );
-  app.post<{ Params: TransferParams; Body: TransferRequest }>('/api/plugins/:id/transfer', transfer, async (request, reply) => {
+  app.post<{ Params: PluginParams; Body: TransferRequest }>('/api/plugins/:id/transfer', transfer, async (request, reply) => {
     const { credential } = request.body;
     if (!deps.transfer) return sendError(reply, 400, 'plugin transfer is not available');
     const outcome = deps.transfer(request.params.id, credential);
@@ -121,7 +122,7 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     return { plugin_id: request.params.id, owner: outcome.owner, previous_owner: outcome.previous_owner };
   });
 
-  app.get<{ Params: { id: string } }>('/api/plugins/health/:id', async (request, reply) => {
+  app.get<{ Params: PluginParams }>('/api/plugins/health/:id', onePlugin, async (request, reply) => {
     const record = registry.get(request.params.id);
     if (!record) return sendError(reply, 404, `no plugin with id "${request.params.id}" is registered`);
     const report = await deps.health(record).catch((err: unknown) => ({ ok: false, detail: (err as Error).message }));
@@ -129,12 +130,15 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     return { plugin_id: record.descriptor.id, ok: report.ok, state: after.state, ...(report.detail ? { detail: report.detail } : {}) };
   });
 
-  const run = validatedRoute({ body: ToolParameters, querystring: RunQueryString }, { body: 'invalid parameters', querystring: listProblems });
+  const run = validatedRoute(
+    { params: CapabilityParams, body: ToolParameters, querystring: RunQueryString },
+    { params: 'invalid plugin or capability id', body: 'invalid parameters', querystring: listProblems },
+  );
   // No body: no parameters.
   const noBodyNoParameters: preValidationHookHandler = async (request) => {
     if (request.body === undefined || request.body === null) request.body = {};
   };
-  app.post<{ Params: { id: string; tool: string }; Body: JsonObject; Querystring: RunQueryString }>(
+  app.post<{ Params: CapabilityParams; Body: JsonObject; Querystring: RunQueryString }>(
     '/v1/plugins/:id/tools/:tool/run',
     { ...run, preValidation: noBodyNoParameters },
     async (request, reply) => {

@@ -3,7 +3,7 @@
 // a run without a body still runs with no parameters, and ?confirmed is read from text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPluginRoutes } from '../../../src/api/routes/plugins.js';
-import { RunQueryString, TransferRequest, UnregisterRequest } from '../../../src/api/routes/plugins-schema.js';
+import { CapabilityParams, RunQueryString, TransferRequest, UnregisterRequest } from '../../../src/api/routes/plugins-schema.js';
 import { openApiDocument } from '../../../src/api/openapi.js';
 import { createHttpServer, type HttpServer } from '../../../src/api/server.js';
 import type { DispatcherApi, InvokeOptions } from '../../../src/dispatch/dispatcher-api.js';
@@ -88,6 +88,18 @@ describe('plugin routes validated by their schemas', () => {
     expect(invoked.at(-1)).toMatchObject({ parameters: { level: 3 }, confirmed: true });
   });
 
+  it('a malformed plugin or capability id in the path is refused naming it', async () => {
+    const get = await server.app.inject({ method: 'GET', url: '/api/plugins/Not%20An%20Id', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(get.statusCode).toBe(400);
+    expect(get.json()).toMatchObject({ message: 'invalid plugin id', problems: [{ path: '/id', message: 'id must match ^[a-z0-9][a-z0-9_-]{0,63}$' }] });
+    const run = await call('/v1/plugins/lamp/tools/no%20such/run', {});
+    expect(run.status).toBe(400);
+    expect(run.body.problems).toEqual([{ path: '/tool', message: 'tool must match ^[A-Za-z0-9_-]{1,64}$' }]);
+    expect(invoked).toHaveLength(2);
+    const missing = await server.app.inject({ method: 'GET', url: '/api/plugins/nosuch', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(missing.statusCode).toBe(404);
+  });
+
   it('the document shows the schemas that validate', () => {
     const doc = openApiDocument(server.app) as {
       paths: Record<
@@ -102,5 +114,8 @@ describe('plugin routes validated by their schemas', () => {
     const confirmed = doc.paths['/v1/plugins/{id}/tools/{tool}/run']?.['post']?.parameters?.find((p) => p.name === 'confirmed');
     const { description: _d, ...schema } = plain(RunQueryString.properties.confirmed) as Record<string, unknown>;
     expect(confirmed?.schema).toEqual(schema);
+    const tool = doc.paths['/v1/plugins/{id}/tools/{tool}/run']?.['post']?.parameters?.find((p) => p.name === 'tool');
+    const { description: _t, ...toolSchema } = plain(CapabilityParams.properties.tool) as Record<string, unknown>;
+    expect(tool?.schema).toEqual(toolSchema);
   });
 });

@@ -118,6 +118,8 @@ export function corePaths(): Record<string, JsonObject> {
     },
     '/v1/plugins/{id}/tools/{tool}/run': {
       post: operation('runTool', 'Invoke a capability directly (through the dispatcher)', ['plugins'], {
+        // The parameters' schema is the route's own; a run without a body has no parameters.
+        requestBody: { required: false },
         responses: {
           '200': ok('The plugin succeeded.', protocolRef('plugin-result')),
           '400': {

@@ -3,7 +3,7 @@
 // a run without a body still runs with no parameters, and ?confirmed is read from text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPluginRoutes } from '../../../src/api/routes/plugins.js';
-import { CapabilityParams, RunQueryString, TransferRequest, UnregisterRequest } from '../../../src/api/routes/plugins-schema.js';
+import { CapabilityParams, RunQueryString, ToolParameters, TransferRequest, UnregisterRequest } from '../../../src/api/routes/plugins-schema.js';
 import { openApiDocument } from '../../../src/api/openapi.js';
 import { createHttpServer, type HttpServer } from '../../../src/api/server.js';
 import type { DispatcherApi, InvokeOptions } from '../../../src/dispatch/dispatcher-api.js';
@@ -111,6 +111,8 @@ describe('plugin routes validated by their schemas', () => {
     const plain = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema));
     expect(body('/api/plugins/unregister')).toEqual(plain(UnregisterRequest));
     expect(body('/api/plugins/{id}/transfer')).toEqual(plain(TransferRequest));
+    const run = doc.paths['/v1/plugins/{id}/tools/{tool}/run']?.['post']?.requestBody as { required?: boolean; content: Record<string, { schema: unknown }> };
+    expect(run).toMatchObject({ required: false, content: { 'application/json': { schema: plain(ToolParameters) } } });
     const confirmed = doc.paths['/v1/plugins/{id}/tools/{tool}/run']?.['post']?.parameters?.find((p) => p.name === 'confirmed');
     const { description: _d, ...schema } = plain(RunQueryString.properties.confirmed) as Record<string, unknown>;
     expect(confirmed?.schema).toEqual(schema);

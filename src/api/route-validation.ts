@@ -1,7 +1,9 @@
 // Route schemas validate what they describe. Each route that takes input declares one schema per part
 // (body, querystring, params) with `validatedRoute`; fastify checks the request against it before the
-// handler runs, and the server's error handler answers with every problem in the error body of
-// errors.ts, each named by its JSON Pointer and worded with the field and the rule it broke.
+// handler runs, and a refusal is answered with every problem in the error body of errors.ts, each named
+// by its JSON Pointer and worded with the field and the rule it broke (the route's own error handler
+// does this, so the route answers the same on any fastify instance; the server's error handler words a
+// schema of any other route the same way).
 //
 // Bodies are checked as sent: no type coercion ("true" is not a boolean), no stripping of unknown
 // fields (they are refused), no injected defaults. Query strings arrive as text, so their numbers and

@@ -25,7 +25,7 @@ export const MessageBody = Type.Object(
     channel_type: Type.Optional(text({ minLength: 1, maxLength: 64, description: 'The kind of channel (e.g. IM, EMAIL); default http. Passed to plugins.' })),
     app_id: Type.Optional(text({ minLength: 1, maxLength: 128, description: "The assistant instance the message is for; default the Core's app_id." })),
     metadata: Type.Optional(Type.Unsafe<JsonObject>({ type: 'object', description: 'Passed to plugins as PluginRequest.metadata.' })),
-    async: Type.Optional(Type.Boolean({ description: 'true: answer 202 {request_id} at once and publish the reply on homeclaw/channels/<channel>/out.' })),
+    async: Type.Optional(Type.Boolean({ description: "true: answer 202 {request_id} at once and publish the reply on the channel's MQTT out topic." })),
   },
   { additionalProperties: false, description: 'A user message over HTTP: the channel-message-in payload plus the channel it comes from.' },
 );

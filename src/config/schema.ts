@@ -149,6 +149,8 @@ export const RetrievalSchema = section({
     index_batch: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, default: 8 })),
     /** Nice value of the embedding worker threads (Linux); above 0 the event loop wins the CPU. */
     worker_nice: Type.Optional(Type.Integer({ minimum: 0, maximum: 19, default: 0 })),
+    /** Largest share of a worker's time spent indexing (0.05-1; 0 = 0.5 on machines with 2 cores or fewer, else 1). */
+    index_duty_cycle: Type.Optional(Type.Union([Type.Literal(0), Type.Number({ minimum: 0.05, maximum: 1 })], { default: 0 })),
   }),
   /** Query embeddings remembered (LRU) so a repeated question costs no model time; 0 disables. */
   query_cache_size: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000000, default: 1000 })),

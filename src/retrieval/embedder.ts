@@ -18,6 +18,10 @@ export interface EmbedderHealth {
   restarts: number;
   queued_queries: number;
   queued_index_texts: number;
+  /** The largest share of a worker's time spent indexing (1: no rest between indexing batches). */
+  index_duty_cycle?: number;
+  /** Workers pausing between indexing batches to keep within the duty cycle (they still answer queries). */
+  resting_workers?: number;
   /** The latest failure (a worker that threw or exited), with when it happened. */
   last_failure?: string;
   last_failure_at?: number;

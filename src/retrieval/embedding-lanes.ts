@@ -67,8 +67,11 @@ export class EmbeddingLanes {
     return this.queuedIndexTexts;
   }
 
-  /** The next batch for an idle worker: waiting queries first, then one bounded slice of indexing. */
-  next(): Batch | undefined {
+  /**
+   * The next batch for an idle worker: waiting queries first, then one bounded slice of indexing
+   * (unless `queriesOnly`: a worker resting between indexing batches still answers queries).
+   */
+  next(queriesOnly = false): Batch | undefined {
     if (this.queries.length > 0) {
       const jobs: QueryJob[] = [];
       const texts: string[] = [];
@@ -79,6 +82,7 @@ export class EmbeddingLanes {
       }
       return { kind: 'query', jobs, texts };
     }
+    if (queriesOnly) return undefined;
     const job = this.indexJobs[0];
     if (!job) return undefined;
     const offset = job.dispatched;

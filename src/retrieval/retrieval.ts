@@ -272,6 +272,7 @@ function chooseEmbedder(config: CreateRetrievalOptions['config'], log: Logger): 
     ...(config.embedder.workers ? { size: config.embedder.workers } : {}),
     ...(config.embedder.index_batch ? { index_batch: config.embedder.index_batch } : {}),
     ...(config.embedder.worker_nice !== undefined ? { nice: config.embedder.worker_nice } : {}),
+    ...(config.embedder.index_duty_cycle ? { index_duty_cycle: config.embedder.index_duty_cycle } : {}),
     // Test-only: lets tests kill or break a real worker with marker texts (embedding-worker-protocol.ts).
     faults: process.env.HOMECLAW_TEST_EMBEDDER_FAULTS === '1',
   });

@@ -3,7 +3,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { EmbedderEvent } from '../../src/retrieval/embedder.js';
-import { EmbeddingPool } from '../../src/retrieval/embedding-pool.js';
+import { defaultDutyCycle, EmbeddingPool } from '../../src/retrieval/embedding-pool.js';
 import { FAULT_EXIT, FAULT_THROW } from '../../src/retrieval/embedding-worker-protocol.js';
 import { USE_LITE_DIMENSION, USE_LITE_NAME, UseLiteEmbedder } from '../../src/retrieval/use-lite-embedder.js';
 import { ensureBuilt } from '../helpers/build.js';
@@ -115,5 +115,44 @@ describe('embedding pool', () => {
     await pool.close();
     await pending;
     await expect(pool.embed(['x'])).rejects.toThrow(/closed/);
+  });
+
+  it('rests between indexing batches within its duty cycle, still answering queries, and loses no batch', async () => {
+    const pool = newPool({ index_batch: 4, index_duty_cycle: 0.05 });
+    await pool.ready();
+    expect(pool.health().index_duty_cycle).toBe(0.05);
+    const documents = Array.from({ length: 12 }, (_, i) => `document ${i}: open the window in room ${i}`);
+    const indexing = pool.embed(documents, { priority: 'index' });
+    // After its first batch the worker pauses for about nineteen times that batch while work is waiting.
+    await expect.poll(() => pool.health().resting_workers, { timeout: 30_000, interval: 2 }).toBe(1);
+    expect(pool.health().queued_index_texts).toBeGreaterThan(0);
+    const [query] = await pool.embed(['close the window'], { priority: 'query' });
+    expect(query).toHaveLength(USE_LITE_DIMENSION);
+    const vectors = await indexing;
+    const direct = await new UseLiteEmbedder().embed(documents);
+    vectors.forEach((vector, i) => {
+      expect(cosine(vector, direct[i]!)).toBeGreaterThan(0.9999);
+    });
+  });
+
+  it('indexes without resting at a duty cycle of 1', async () => {
+    const pool = newPool({ index_batch: 2, index_duty_cycle: 1 });
+    await pool.ready();
+    let resting = 0;
+    const indexing = pool.embed(
+      Array.from({ length: 16 }, (_, i) => `sentence number ${i}`),
+      { priority: 'index' },
+    );
+    const watch = setInterval(() => (resting = Math.max(resting, pool.health().resting_workers ?? 0)), 1);
+    await indexing;
+    clearInterval(watch);
+    expect(resting).toBe(0);
+    expect(pool.health().index_duty_cycle).toBe(1);
+  });
+
+  it('halves indexing on machines with two cores or fewer by default', () => {
+    expect(defaultDutyCycle(1)).toBe(0.5);
+    expect(defaultDutyCycle(2)).toBe(0.5);
+    expect(defaultDutyCycle(4)).toBe(1);
   });
 });

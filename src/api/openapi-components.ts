@@ -6,6 +6,7 @@ import type { JsonObject, JsonValue } from '../protocol/types.js';
 import { accessSchemas } from './openapi-access.js';
 import { dashboardSchemas } from './openapi-dashboard.js';
 import { frontDoorSchemas } from './openapi-front-doors.js';
+import { RegistrationEnvelope } from './routes/plugins-schema.js';
 
 const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 const protocolRef = (name: SchemaName, pointer = ''): JsonObject => ({ $ref: `#/components/schemas/${name}${pointer}` });
@@ -83,8 +84,8 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
         'heartbeat of a client allowed the id, which then owns it.',
       properties: {
         ...registerProperties,
-        type: { enum: ['http', 'subprocess', 'mcp', 'mqtt'], default: 'http' },
-        heartbeat_interval_sec: { type: 'number', exclusiveMinimum: 0, description: 'mqtt only: how often the device heartbeats.' },
+        // The route checks these two with this schema; the descriptor's own fields with the protocol's.
+        ...(RegistrationEnvelope.properties as unknown as JsonObject),
         version: { type: 'string', description: 'Semantic version; "1.0" and "v2" are read as 1.0.0 and 2.0.0 (with a warning).' },
         base_url: { type: 'string', format: 'uri', description: 'Shorthand for config.base_url.' },
         description_long: { type: 'string' },

@@ -1,6 +1,7 @@
 // The OpenAPI description of the OpenAI-compatible endpoint, the OAuth authorization server of /mcp and
 // its administration. buildOpenApiDocument merges these into its paths and components.
 import type { JsonObject } from '../protocol/types.js';
+import { AuthorizationRequest, ConsentForm, RevocationRequest, TokenRequest } from './oauth/form-schemas.js';
 
 const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: JsonObject): JsonObject => ({ 'application/json': { schema } });
@@ -8,7 +9,8 @@ const ok = (description: string, schema: JsonObject): JsonObject => ({ descripti
 const error = (name: string): JsonObject => ({ $ref: `#/components/responses/${name}` });
 const op = (operationId: string, summary: string, tags: string[], rest: JsonObject): JsonObject => ({ operationId, summary, tags, ...rest });
 const pathParameter = (name: string, description: string): JsonObject => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
-const form = (schema: JsonObject): JsonObject => ({ required: true, content: { 'application/x-www-form-urlencoded': { schema } } });
+// The OAuth forms' schemas are the ones their handlers check (TypeBox objects are JSON Schema).
+const form = (schema: object): JsonObject => ({ required: true, content: { 'application/x-www-form-urlencoded': { schema: schema as JsonObject } } });
 const html = (description: string): JsonObject => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const openAiError = (description: string): JsonObject => ok(description, ref('OpenAiError'));
 const oauthError = (description: string): JsonObject => ok(description, ref('OAuthErrorResponse'));
@@ -137,6 +139,12 @@ export function frontDoorPaths(): Record<string, JsonObject> {
     '/oauth/authorize': {
       get: op('oauthAuthorize', 'Authorization endpoint: the consent page (code flow with PKCE S256)', ['oauth'], {
         ...publicOp,
+        parameters: Object.entries(AuthorizationRequest.properties).map(([name, schema]) => ({
+          name,
+          in: 'query',
+          required: (AuthorizationRequest.required as readonly string[] | undefined)?.includes(name) ?? false,
+          schema: schema as JsonObject,
+        })),
         responses: {
           '200': html('The consent page.'),
           '302': { description: 'Back to the client with error=... (after its client and redirect URI were checked).' },
@@ -145,11 +153,7 @@ export function frontDoorPaths(): Record<string, JsonObject> {
       }),
       post: op('oauthConsent', 'The consent form: a user token or the admin token approves', ['oauth'], {
         ...publicOp,
-        requestBody: form({
-          type: 'object',
-          required: ['client_id', 'token', 'decision'],
-          properties: { token: str, act_as: str, decision: { enum: ['allow', 'deny'] } },
-        }),
+        requestBody: form(ConsentForm),
         responses: {
           '302': { description: 'Back to the client with code, state and iss (or error=access_denied).' },
           '400': html('A bad request: an error page.'),
@@ -162,20 +166,7 @@ export function frontDoorPaths(): Record<string, JsonObject> {
     '/oauth/token': {
       post: op('oauthToken', 'Token endpoint: authorization_code (with PKCE) and refresh_token (rotated)', ['oauth'], {
         ...publicOp,
-        requestBody: form({
-          type: 'object',
-          required: ['grant_type'],
-          properties: {
-            grant_type: { enum: ['authorization_code', 'refresh_token'] },
-            code: str,
-            code_verifier: str,
-            redirect_uri: str,
-            refresh_token: str,
-            client_id: str,
-            client_secret: str,
-            resource: str,
-          },
-        }),
+        requestBody: form(TokenRequest),
         responses: {
           '200': ok('New tokens.', ref('OAuthTokenResponse')),
           '400': oauthError('invalid_request, invalid_grant, unsupported_grant_type, invalid_target...'),
@@ -186,7 +177,7 @@ export function frontDoorPaths(): Record<string, JsonObject> {
     '/oauth/revoke': {
       post: op('oauthRevoke', 'Revocation (RFC 7009): the grant of the token ends', ['oauth'], {
         ...publicOp,
-        requestBody: form({ type: 'object', required: ['token'], properties: { token: str, token_type_hint: str } }),
+        requestBody: form(RevocationRequest),
         responses: {
           '200': { description: 'Revoked (also for an unknown token).' },
           '400': oauthError('A token of another client.'),

@@ -74,6 +74,22 @@ export function validatedRoute(parts: RouteParts, invalid: Invalid, extra: { con
 
 const SUBJECT: Record<string, string> = { body: 'the body', querystring: 'the query string', params: 'the path' };
 
+const checkers = new WeakMap<object, ValidateFunction>();
+
+/**
+ * The problems of `value` against `schema`, worded like a refused route's, for a handler that checks a
+ * part of its input itself (merging them with problems only it can find, or answering in another
+ * protocol's error shape). Checked as sent: no coercion, no stripping, no defaults.
+ */
+export function schemaProblems(schema: object, value: unknown, part = 'body'): ValidationIssue[] {
+  let validate = checkers.get(schema);
+  if (!validate) {
+    validate = asSent.compile(schema);
+    checkers.set(schema, validate);
+  }
+  return validate(value) ? [] : routeProblems(validate.errors ?? [], part);
+}
+
 /** Ajv's errors as problems of the error body, each naming its field and the first rule it broke. */
 export function routeProblems(errors: readonly ErrorObject[], part = 'body'): ValidationIssue[] {
   const issues = ajvErrorsToIssues(errors, { describe: (error) => describeRule(error, SUBJECT[part] ?? part), keyPaths: true });

@@ -22,8 +22,7 @@ import { isUserId } from '../../access/user-id.js';
 import { consentPage, errorPage, sendPage } from './consent-page.js';
 import { isOurResource, serverUrls, type OAuthContext, type ServerUrls } from './context.js';
 import { paramsOf, queryParams } from './form.js';
-
-const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+import { AuthorizationRequest, ConsentForm, formProblems } from './form-schemas.js';
 /** offline_access is what some clients add to get refresh tokens; they always get one here. */
 const ACCEPTED_SCOPES = new Set(['mcp', 'offline_access']);
 const CARRIED = ['client_id', 'redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'scope', 'state', 'resource'] as const;
@@ -78,11 +77,10 @@ function check(params: Record<string, string>, context: OAuthContext, urls: Serv
 
   const state = params['state'];
   const back = (error: OAuthError): Checked => ({ kind: 'redirect', redirect_uri, error, ...(state !== undefined ? { state } : {}) });
-  if (params['response_type'] !== 'code') return back(new UnsupportedResponseTypeError('only response_type=code is supported'));
-  const challenge = params['code_challenge'];
-  if (!challenge) return back(new InvalidRequestError('code_challenge is required: PKCE with S256'));
-  if (params['code_challenge_method'] !== 'S256') return back(new InvalidRequestError('code_challenge_method must be S256 (plain is not accepted)'));
-  if (!CHALLENGE.test(challenge)) return back(new InvalidRequestError('code_challenge must be the 43-character base64url SHA-256 of the code verifier'));
+  const problems = formProblems(AuthorizationRequest, params);
+  if (problems.some((problem) => problem.path === '/response_type')) return back(new UnsupportedResponseTypeError('only response_type=code is supported'));
+  if (problems.length > 0) return back(new InvalidRequestError(problems.map((problem) => problem.message).join('; ')));
+  const challenge = params['code_challenge'] as string;
   const scopes = (params['scope'] ?? '').split(' ').filter(Boolean);
   const unknown = scopes.filter((scope) => !ACCEPTED_SCOPES.has(scope));
   if (unknown.length > 0) return back(new InvalidScopeError(`unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; this server grants "mcp"`));
@@ -179,6 +177,8 @@ export function registerAuthorizeRoutes(app: FastifyInstance, context: OAuthCont
     const urls = serverUrls(request, context);
     const checked = check(params, context, urls);
     if (checked.kind !== 'ok') return answerProblem(reply, checked, urls);
+    const formIssues = formProblems(ConsentForm, params);
+    if (formIssues.length > 0) return sendPage(reply, 400, errorPage('Bad request', formIssues.map((problem) => problem.message).join('; ')));
     const { client } = checked;
     const state: Record<string, string> = checked.state !== undefined ? { state: checked.state } : {};
     if (params['decision'] !== 'allow') {

@@ -14,8 +14,7 @@ import type { OAuthClient } from '../../access/oauth-clients.js';
 import type { IssuedTokens, Outcome } from '../../access/oauth-grants.js';
 import { isOurResource, oauthErrorHandler, sendOAuthError, serverUrls, type OAuthContext } from './context.js';
 import { paramsOf } from './form.js';
-
-const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+import { formProblems, GRANTS, RevocationRequest } from './form-schemas.js';
 
 /** A client authentication failure, remembering whether Basic was used (the 401 then carries a Basic challenge). */
 class ClientAuthError extends Error {
@@ -101,27 +100,15 @@ export function registerTokenRoutes(app: FastifyInstance, context: OAuthContext)
       if (resource !== undefined && !isOurResource(resource, urls))
         return sendOAuthError(reply, new InvalidTargetError(`this server protects only ${urls.resource}`));
       const grantType = params['grant_type'];
-      let outcome: Outcome<IssuedTokens>;
-      if (grantType === 'authorization_code') {
-        const code = params['code'];
-        const verifier = params['code_verifier'];
-        if (!code) return sendOAuthError(reply, new InvalidRequestError('code is required'));
-        if (!verifier) return sendOAuthError(reply, new InvalidRequestError('code_verifier is required (PKCE)'));
-        if (!VERIFIER.test(verifier))
-          return sendOAuthError(reply, new InvalidRequestError('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636)'));
-        outcome = await context.grants.exchangeCode(client.client_id, code, verifier, params['redirect_uri']);
-      } else if (grantType === 'refresh_token') {
-        const refresh = params['refresh_token'];
-        if (!refresh) return sendOAuthError(reply, new InvalidRequestError('refresh_token is required'));
-        outcome = context.grants.refresh(client.client_id, refresh, params['scope']);
-      } else {
-        return sendOAuthError(
-          reply,
-          grantType
-            ? new UnsupportedGrantTypeError(`grant_type "${grantType}" is not supported (authorization_code, refresh_token)`)
-            : new InvalidRequestError('grant_type is required'),
-        );
-      }
+      if (!grantType) return sendOAuthError(reply, new InvalidRequestError('grant_type is required'));
+      if (!Object.hasOwn(GRANTS, grantType))
+        return sendOAuthError(reply, new UnsupportedGrantTypeError(`grant_type "${grantType}" is not supported (${Object.keys(GRANTS).join(', ')})`));
+      const problems = formProblems(GRANTS[grantType as keyof typeof GRANTS], params);
+      if (problems.length > 0) return sendOAuthError(reply, new InvalidRequestError(problems.map((problem) => problem.message).join('; ')));
+      const outcome: Outcome<IssuedTokens> =
+        grantType === 'authorization_code'
+          ? await context.grants.exchangeCode(client.client_id, params['code'] as string, params['code_verifier'] as string, params['redirect_uri'])
+          : context.grants.refresh(client.client_id, params['refresh_token'] as string, params['scope']);
       if (outcome.ok) log.info({ client_id: client.client_id, grant_type: grantType }, 'OAuth tokens issued');
       else if (outcome.revoked)
         log.warn(
@@ -135,9 +122,9 @@ export function registerTokenRoutes(app: FastifyInstance, context: OAuthContext)
 
   app.post('/oauth/revoke', { errorHandler }, async (request, reply) =>
     withClient(request, reply, async (client, params) => {
-      const token = params['token'];
-      if (!token) return sendOAuthError(reply, new InvalidRequestError('token is required'));
-      const result = context.grants.revokeToken(client.client_id, token);
+      const problems = formProblems(RevocationRequest, params);
+      if (problems.length > 0) return sendOAuthError(reply, new InvalidRequestError(problems.map((problem) => problem.message).join('; ')));
+      const result = context.grants.revokeToken(client.client_id, params['token'] as string);
       if (result === 'other-client') {
         log.warn({ client_id: client.client_id }, 'OAuth revocation refused: the token belongs to another client');
         return sendOAuthError(reply, new InvalidRequestError('the token was issued to another client'));

@@ -7,6 +7,18 @@ import type { JsonObject } from '../../protocol/types.js';
 
 const pluginId = (description: string) => Type.String({ pattern: PLUGIN_ID_PATTERN.source, description });
 
+/**
+ * What a registration over HTTP adds to the descriptor: the adapter type, and for an MQTT device the
+ * heartbeat interval it will keep. The descriptor itself (any dialect) is checked by the protocol's validator.
+ */
+export const RegistrationEnvelope = Type.Object(
+  {
+    type: Type.Optional(Type.Unsafe<'http' | 'subprocess' | 'mcp' | 'mqtt'>({ type: 'string', enum: ['http', 'subprocess', 'mcp', 'mqtt'], default: 'http' })),
+    heartbeat_interval_sec: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'mqtt only: how often the device heartbeats, in seconds.' })),
+  },
+  { additionalProperties: true },
+);
+
 /** A route about one plugin. */
 export const PluginParams = Type.Object({ id: pluginId('The plugin id.') });
 export type PluginParams = Static<typeof PluginParams>;

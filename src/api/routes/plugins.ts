@@ -9,8 +9,8 @@ import type { RegisterInput, RegistryApi } from '../../registry/registry-api.js'
 import { UNCLAIMED_OWNER } from '../../access/plugin-claims.js';
 import { dedupeIssues } from '../../protocol/validate.js';
 import { sendError } from '../errors.js';
-import { listProblems, validatedRoute } from '../route-validation.js';
-import { CapabilityParams, PluginParams, RunQueryString, ToolParameters, TransferRequest, UnregisterRequest } from './plugins-schema.js';
+import { listProblems, schemaProblems, validatedRoute } from '../route-validation.js';
+import { CapabilityParams, PluginParams, RegistrationEnvelope, RunQueryString, ToolParameters, TransferRequest, UnregisterRequest } from './plugins-schema.js';
 import { canonicalView, forgeSyteView, summaryView } from '../plugin-views.js';
 import { readConfirmation } from '../confirmation-flag.js';
 import { isPlainObject } from '../../kit/plain-object.js';
@@ -28,8 +28,6 @@ export interface PluginRoutesDeps {
   /** Problems with where the plugin points (e.g. at the Core's own HTTP API); none means fine. */
   checkTargets?: (descriptor: PluginDescriptor) => Promise<ValidationIssue[]>;
 }
-
-const EXTERNAL_TYPES = ['http', 'subprocess', 'mcp', 'mqtt'];
 
 /** HTTP status for a failed invocation; the body is always the PluginResult. */
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -63,17 +61,11 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
   app.post('/api/plugins/register', async (request, reply) => {
     const body = request.body;
     if (!isPlainObject(body)) return sendError(reply, 400, 'the body must be a JSON object (a plugin descriptor)');
-    const problems: ValidationIssue[] = [];
+    const problems: ValidationIssue[] = schemaProblems(RegistrationEnvelope, body);
     // Metadata that names no type (ForgeSyte's, RAGFlow's) describes a service over HTTP.
     const type = body.type ?? 'http';
-    if (typeof type !== 'string' || !EXTERNAL_TYPES.includes(type)) {
-      problems.push({ path: '/type', message: `type must be one of ${EXTERNAL_TYPES.join(', ')} (got ${JSON.stringify(type)})` });
-    }
     // An MQTT device registered once by an administrator then only heartbeats; its interval comes along.
     const { heartbeat_interval_sec: interval, ...descriptorBody } = body;
-    if (type === 'mqtt' && interval !== undefined && !(typeof interval === 'number' && interval > 0)) {
-      problems.push({ path: '/heartbeat_interval_sec', message: 'must be a positive number of seconds' });
-    }
     const normalized = normalizeDescriptor(type === 'mqtt' ? descriptorBody : body, { source: 'external', default_type: 'http' });
     if (!normalized.ok) problems.push(...normalized.errors);
     // HomeClaw's registration API requires a health URL of http plugins; the other dialects have none.

@@ -3,7 +3,14 @@
 // a run without a body still runs with no parameters, and ?confirmed is read from text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPluginRoutes } from '../../../src/api/routes/plugins.js';
-import { CapabilityParams, RunQueryString, ToolParameters, TransferRequest, UnregisterRequest } from '../../../src/api/routes/plugins-schema.js';
+import {
+  CapabilityParams,
+  RegistrationEnvelope,
+  RunQueryString,
+  ToolParameters,
+  TransferRequest,
+  UnregisterRequest,
+} from '../../../src/api/routes/plugins-schema.js';
 import { openApiDocument } from '../../../src/api/openapi.js';
 import { createHttpServer, type HttpServer } from '../../../src/api/server.js';
 import type { DispatcherApi, InvokeOptions } from '../../../src/dispatch/dispatcher-api.js';
@@ -119,5 +126,20 @@ describe('plugin routes validated by their schemas', () => {
     const tool = doc.paths['/v1/plugins/{id}/tools/{tool}/run']?.['post']?.parameters?.find((p) => p.name === 'tool');
     const { description: _t, ...toolSchema } = plain(CapabilityParams.properties.tool) as Record<string, unknown>;
     expect(tool?.schema).toEqual(toolSchema);
+  });
+
+  it('a registration names a bad adapter type or heartbeat through the envelope schema the document shows', async () => {
+    const refused = await call('/api/plugins/register', { id: 'fan', name: 'Fan', description: 'A fan.', type: 'ftp', heartbeat_interval_sec: 0 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.problems).toEqual(
+      expect.arrayContaining([
+        { path: '/type', message: 'type must be one of http, subprocess, mcp, mqtt' },
+        { path: '/heartbeat_interval_sec', message: 'heartbeat_interval_sec must be > 0, got 0' },
+      ]),
+    );
+    const doc = openApiDocument(server.app) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    const documented = JSON.parse(JSON.stringify(doc.components.schemas['RegisterPluginRequest']?.properties)) as Record<string, unknown>;
+    expect(documented['type']).toEqual(JSON.parse(JSON.stringify(RegistrationEnvelope.properties.type)));
+    expect(documented['heartbeat_interval_sec']).toEqual(JSON.parse(JSON.stringify(RegistrationEnvelope.properties.heartbeat_interval_sec)));
   });
 });

@@ -67,7 +67,9 @@ export function registerPluginRoutes(app: FastifyInstance, deps: PluginRoutesDep
     // An MQTT device registered once by an administrator then only heartbeats; its interval comes along.
     const { heartbeat_interval_sec: interval, ...descriptorBody } = body;
     const normalized = normalizeDescriptor(type === 'mqtt' ? descriptorBody : body, { source: 'external', default_type: 'http' });
-    if (!normalized.ok) problems.push(...normalized.errors);
+    // A field the envelope already refused (e.g. an unknown type) is named once.
+    const named = new Set(problems.map((problem) => problem.path));
+    if (!normalized.ok) problems.push(...normalized.errors.filter((error) => !named.has(error.path)));
     // HomeClaw's registration API requires a health URL of http plugins; the other dialects have none.
     else if (normalized.dialect === 'homeclaw' && normalized.descriptor.type === 'http' && !normalized.descriptor.health_check_url) {
       problems.push({ path: '/health_check_url', message: 'health_check_url is required for http plugins' });

@@ -137,6 +137,7 @@ describe('plugin routes validated by their schemas', () => {
         { path: '/heartbeat_interval_sec', message: 'heartbeat_interval_sec must be > 0, got 0' },
       ]),
     );
+    expect(refused.body.problems.filter((problem) => problem.path === '/type')).toHaveLength(1);
     const doc = openApiDocument(server.app) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
     const documented = JSON.parse(JSON.stringify(doc.components.schemas['RegisterPluginRequest']?.properties)) as Record<string, unknown>;
     expect(documented['type']).toEqual(JSON.parse(JSON.stringify(RegistrationEnvelope.properties.type)));

@@ -21,6 +21,7 @@ import type { Principal } from '../../access/principal.js';
 import { isUserId } from '../../access/user-id.js';
 import { consentPage, errorPage, sendPage } from './consent-page.js';
 import { isOurResource, serverUrls, type OAuthContext, type ServerUrls } from './context.js';
+import { listProblems } from '../route-validation.js';
 import { paramsOf, queryParams } from './form.js';
 import { AuthorizationRequest, ConsentForm, formProblems } from './form-schemas.js';
 /** offline_access is what some clients add to get refresh tokens; they always get one here. */
@@ -79,7 +80,7 @@ function check(params: Record<string, string>, context: OAuthContext, urls: Serv
   const back = (error: OAuthError): Checked => ({ kind: 'redirect', redirect_uri, error, ...(state !== undefined ? { state } : {}) });
   const problems = formProblems(AuthorizationRequest, params);
   if (problems.some((problem) => problem.path === '/response_type')) return back(new UnsupportedResponseTypeError('only response_type=code is supported'));
-  if (problems.length > 0) return back(new InvalidRequestError(problems.map((problem) => problem.message).join('; ')));
+  if (problems.length > 0) return back(new InvalidRequestError(listProblems(problems)));
   const challenge = params['code_challenge'] as string;
   const scopes = (params['scope'] ?? '').split(' ').filter(Boolean);
   const unknown = scopes.filter((scope) => !ACCEPTED_SCOPES.has(scope));
@@ -178,7 +179,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, context: OAuthCont
     const checked = check(params, context, urls);
     if (checked.kind !== 'ok') return answerProblem(reply, checked, urls);
     const formIssues = formProblems(ConsentForm, params);
-    if (formIssues.length > 0) return sendPage(reply, 400, errorPage('Bad request', formIssues.map((problem) => problem.message).join('; ')));
+    if (formIssues.length > 0) return sendPage(reply, 400, errorPage('Bad request', listProblems(formIssues)));
     const { client } = checked;
     const state: Record<string, string> = checked.state !== undefined ? { state: checked.state } : {};
     if (params['decision'] !== 'allow') {

@@ -11,6 +11,7 @@ const open = { additionalProperties: true } as const;
 /** One allowed value, written as an enum: the OpenAPI document (3.0-compatible) shows const as enum. */
 const only = <T extends string>(value: T) => Type.Unsafe<T>({ type: 'string', enum: [value] });
 const text = (description: string) => Type.String({ description });
+const resource = Type.Optional(text('This server’s /mcp URL (RFC 8707).'));
 const clientAuth = {
   client_id: Type.Optional(text('The client, unless it authenticates with HTTP Basic.')),
   client_secret: Type.Optional(text('client_secret_post: the secret in the body instead of HTTP Basic.')),
@@ -25,7 +26,7 @@ export const AuthorizationCodeGrant = Type.Object(
       description: 'the PKCE verifier (RFC 7636), 43 to 128 characters of A-Z a-z 0-9 - . _ ~',
     }),
     redirect_uri: Type.Optional(text('Required when the authorization request named one, and then the same.')),
-    resource: Type.Optional(text('This server’s /mcp URL (RFC 8707).')),
+    resource,
     ...clientAuth,
   },
   open,
@@ -36,7 +37,7 @@ export const RefreshTokenGrant = Type.Object(
     grant_type: only('refresh_token'),
     refresh_token: Type.String({ minLength: 1, description: 'The refresh token; it is rotated: the answer carries a new one.' }),
     scope: Type.Optional(text('At most the scope of the original grant.')),
-    resource: Type.Optional(text('This server’s /mcp URL (RFC 8707).')),
+    resource,
     ...clientAuth,
   },
   open,
@@ -64,7 +65,7 @@ export const AuthorizationRequest = Type.Object(
     code_challenge_method: only('S256'),
     scope: Type.Optional(text('mcp (offline_access is accepted too).')),
     state: Type.Optional(text('Sent back to the client unchanged.')),
-    resource: Type.Optional(text('This server’s /mcp URL (RFC 8707).')),
+    resource,
   },
   open,
 );

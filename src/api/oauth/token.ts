@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthClient } from '../../access/oauth-clients.js';
 import type { IssuedTokens, Outcome } from '../../access/oauth-grants.js';
 import { isOurResource, oauthErrorHandler, sendOAuthError, serverUrls, type OAuthContext } from './context.js';
+import { listProblems } from '../route-validation.js';
 import { paramsOf } from './form.js';
 import { formProblems, GRANTS, RevocationRequest } from './form-schemas.js';
 
@@ -104,7 +105,7 @@ export function registerTokenRoutes(app: FastifyInstance, context: OAuthContext)
       if (!Object.hasOwn(GRANTS, grantType))
         return sendOAuthError(reply, new UnsupportedGrantTypeError(`grant_type "${grantType}" is not supported (${Object.keys(GRANTS).join(', ')})`));
       const problems = formProblems(GRANTS[grantType as keyof typeof GRANTS], params);
-      if (problems.length > 0) return sendOAuthError(reply, new InvalidRequestError(problems.map((problem) => problem.message).join('; ')));
+      if (problems.length > 0) return sendOAuthError(reply, new InvalidRequestError(listProblems(problems)));
       const outcome: Outcome<IssuedTokens> =
         grantType === 'authorization_code'
           ? await context.grants.exchangeCode(client.client_id, params['code'] as string, params['code_verifier'] as string, params['redirect_uri'])
@@ -123,7 +124,7 @@ export function registerTokenRoutes(app: FastifyInstance, context: OAuthContext)
   app.post('/oauth/revoke', { errorHandler }, async (request, reply) =>
     withClient(request, reply, async (client, params) => {
       const problems = formProblems(RevocationRequest, params);
-      if (problems.length > 0) return sendOAuthError(reply, new InvalidRequestError(problems.map((problem) => problem.message).join('; ')));
+      if (problems.length > 0) return sendOAuthError(reply, new InvalidRequestError(listProblems(problems)));
       const result = context.grants.revokeToken(client.client_id, params['token'] as string);
       if (result === 'other-client') {
         log.warn({ client_id: client.client_id }, 'OAuth revocation refused: the token belongs to another client');

@@ -50,5 +50,5 @@ EXPOSE 1883 9001 8765
 # Liveness only: a down LLM or Chroma must not get a working Core restarted (/readyz tells those apart).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HOMECLAW_HTTP_PORT||8765)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "/app/dist/src/cli.js"]
+ENTRYPOINT ["node", "--v8-pool-size=1", "/app/dist/src/cli.js"]
 CMD ["start"]

@@ -2,6 +2,7 @@
 // The `homeclaw` command. `start` runs the Core; every other command talks to a running Core over its
 // HTTP API (HOMECLAW_URL, bearer token from HOMECLAW_ADMIN_TOKEN or <data dir>/admin.token).
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { CoreClient, CoreClientError, describeApiError } from './cli/core-client.js';
@@ -16,6 +17,7 @@ import { ConfigError, EMBEDDED_DISCOVERY_WARNING, startCore } from './main.js';
 import type { ParameterSpec, PluginResult } from './protocol/types.js';
 import { parseProfileAssignments } from './conversation/profile-store.js';
 import { packageVersion } from './kit/package-version.js';
+import { v8HelperThreads, v8HelperThreadsAdvice } from './lifecycle/v8-helper-threads.js';
 
 interface Output {
   out: (text: string) => void;
@@ -82,6 +84,10 @@ export function buildProgram(): Command {
           ...(options.logFormat ? { overrides: { log_format: options.logFormat } } : {}),
         });
         if (core.ctx.config.homeassistant.discovery && core.mqttPort !== null) io.err(`warning: ${EMBEDDED_DISCOVERY_WARNING}`);
+        // Through the Core's log, so that piped JSON lines stay JSON lines.
+        const helperThreads = v8HelperThreads(process.execArgv, process.env['NODE_OPTIONS']);
+        const gcAdvice = v8HelperThreadsAdvice(helperThreads, availableParallelism());
+        if (gcAdvice) core.ctx.log.warn({ v8_helper_threads: helperThreads, cores: availableParallelism() }, gcAdvice);
         io.err(
           `HomeClaw Core running: MQTT ${core.mqttPort !== null ? `mqtt://${core.ctx.config.broker.host}:${core.mqttPort}` : core.ctx.config.broker.url}, HTTP ${core.httpUrl}`,
         );

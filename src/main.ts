@@ -31,6 +31,7 @@ import { METRICS_PATH } from './api/routes/metrics.js';
 import { DASHBOARD_PUBLIC_PATHS, DASHBOARD_PUBLIC_PREFIXES } from './api/routes/dashboard.js';
 import { registerRoutes } from './api/routes/index.js';
 import { statusView } from './api/status-view.js';
+import { v8HelperThreads } from './lifecycle/v8-helper-threads.js';
 import { CoreMetrics } from './observability/core-metrics.js';
 import { createIngressAuth } from './api/ingress-auth.js';
 import { createCoreReadiness } from './observability/core-readiness.js';
@@ -304,6 +305,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       mqtt: () => ({ ...built.mqtt.counters, ...lifecycle.counters }),
       retrieval,
       eventLoop,
+      v8HelperThreads: v8HelperThreads(process.execArgv, process.env['NODE_OPTIONS']),
       builtins: loader,
       python,
       access: { credentials: () => credentials.list().length, users: () => users.count(), policy: () => policy.summary(), audit: () => audit.status() },

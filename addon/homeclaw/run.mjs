@@ -127,6 +127,7 @@ say(`MQTT service from the Supervisor: ${mqtt.host}:${mqtt.port}${mqtt.username 
 const coreEnv = coreEnvironment(options, mqtt, token);
 const as = identity(coreEnv);
 if (!existsSync(cli)) die(`the Core is not at ${cli}`);
-const core = spawn(process.execPath, [cli, 'start'], { env: coreEnv, stdio: 'inherit', ...as });
+// One V8 helper thread: the Core's garbage collections leave a core to the bus (see the README, Performance).
+const core = spawn(process.execPath, ['--v8-pool-size=1', cli, 'start'], { env: coreEnv, stdio: 'inherit', ...as });
 for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => core.kill(signal));
 core.on('exit', (code, signal) => process.exit(code ?? 128 + (signal ? constants.signals[signal] : 0)));

@@ -14,7 +14,8 @@ import { runStallBench } from './stall.js';
 type Suite = () => Promise<string>;
 
 // `--rounds N`: rounds of the stall suite (default 2); `--no-rss` skips the 1,000-plugin memory steps
-// of the stall and core suites.
+// of the stall and core suites; `--node-default-v8-pool` starts the stall suite's Core without the
+// launchers' --v8-pool-size=1, for comparison.
 const roundsFlag = process.argv.indexOf('--rounds');
 
 // `--dataset DIR` points the retrieval suites at other data in the MetaTool layout.
@@ -28,7 +29,12 @@ const suites: Record<string, Suite> = {
   'retrieval-scale': () => runRetrievalScaleBench(dataset),
   conversation: () => runConversationBench(),
   access: () => runAccessBench(),
-  stall: () => runStallBench({ ...(roundsFlag >= 0 ? { rounds: Number(process.argv[roundsFlag + 1]) } : {}), rss: !process.argv.includes('--no-rss') }),
+  stall: () =>
+    runStallBench({
+      ...(roundsFlag >= 0 ? { rounds: Number(process.argv[roundsFlag + 1]) } : {}),
+      rss: !process.argv.includes('--no-rss'),
+      nodeDefaultV8Pool: process.argv.includes('--node-default-v8-pool'),
+    }),
   metrics: () => runMetricsBench(),
 };
 

@@ -13,6 +13,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
+import { CORE_V8_POOL_FLAG } from '../../src/lifecycle/v8-helper-threads.js';
 import { topics } from '../../src/protocol/topics.js';
 import { freePort } from '../../test/helpers/ports.js';
 import { markdownTable, percentile, ratio } from './stats.js';
@@ -54,7 +55,7 @@ function spawnWithOutput(args: string[], marker: string, env: NodeJS.ProcessEnv 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`${args[0]} not ready in time:\n${output.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} not ready in time:\n${output.slice(-2000)}`)), timeoutMs);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
       if (output.includes(marker)) {
@@ -68,7 +69,7 @@ function spawnWithOutput(args: string[], marker: string, env: NodeJS.ProcessEnv 
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}:\n${output.slice(-2000)}`)));
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output.slice(-2000)}`)));
   });
 }
 
@@ -94,8 +95,10 @@ function summary(latencies: number[]): { count: number; p50: number; p99: number
   return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
 
-export async function runStallBench(options: { rounds?: number; rss?: boolean } = {}): Promise<string> {
+export async function runStallBench(options: { rounds?: number; rss?: boolean; nodeDefaultV8Pool?: boolean } = {}): Promise<string> {
   const rounds = options.rounds ?? 2;
+  // The Core runs as npm start runs it (one V8 helper thread), unless the comparison without is asked for.
+  const coreNodeArgs = options.nodeDefaultV8Pool ? [] : [CORE_V8_POOL_FLAG];
   const load = [loadavg()[0]!];
   const dataDir = mkdtempSync(join(tmpdir(), 'homeclaw-bench-stall-'));
   const pluginsDir = join(dataDir, 'plugins');
@@ -139,7 +142,7 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean } 
   };
 
   try {
-    const core = await spawnUntil([join(ROOT, 'dist', 'src', 'cli.js'), 'start'], 'HomeClaw Core running', {
+    const core = await spawnUntil([...coreNodeArgs, join(ROOT, 'dist', 'src', 'cli.js'), 'start'], 'HomeClaw Core running', {
       HOMECLAW_DATA_DIR: dataDir,
       HOMECLAW_PLUGINS_DIR: pluginsDir,
       HOMECLAW_HOT_RELOAD: 'false',
@@ -271,7 +274,7 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean } 
     );
     notes.push(`machine load average (1 min): ${load.map((l) => l.toFixed(2)).join(' at start, ')} at the end`);
     return [
-      `### Stall: invoke latency at ${CALLS_PER_SEC} calls/s over HTTP -> MQTT plugin, ${rounds} interleaved rounds`,
+      `### Stall: invoke latency at ${CALLS_PER_SEC} calls/s over HTTP -> MQTT plugin, ${rounds} interleaved rounds (Core started with ${coreNodeArgs.length ? `node ${coreNodeArgs.join(' ')}` : "Node's default V8 helper threads"})`,
       '',
       markdownTable(['situation', 'calls', 'failed', 'p50 ms', 'p99 ms', 'p50 vs quiet', 'p99 vs quiet', 'target (p50 <= 1.5x, p99 <= 2x)'], rows),
       '',

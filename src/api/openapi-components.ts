@@ -295,6 +295,12 @@ function httpSchemas(descriptor: JsonObject, register: JsonObject): Record<strin
             p99_ms: { type: 'number', minimum: 0 },
             max_ms: { type: 'number', minimum: 0 },
             window_sec: { type: 'number', minimum: 0 },
+            v8_helper_threads: {
+              type: 'integer',
+              minimum: 1,
+              description:
+                "V8's helper threads beside the event loop (garbage collection, compilation), from Node's --v8-pool-size at start (4 when not given).",
+            },
           },
         },
         llm: { type: 'object' },

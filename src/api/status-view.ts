@@ -19,6 +19,8 @@ export interface StatusSources {
   mqtt: () => object;
   retrieval: { status(): object };
   eventLoop: { snapshot(): object };
+  /** V8's helper threads beside the event loop (garbage collection, compilation), fixed at process start. */
+  v8HelperThreads: number;
   builtins: { status(): object };
   python: { status(): object };
   access: {
@@ -41,7 +43,7 @@ export function statusView(sources: StatusSources): () => Record<string, unknown
     dispatcher: sources.dispatcher.getStats(),
     mqtt: sources.mqtt(),
     retrieval: sources.retrieval.status(),
-    event_loop: sources.eventLoop.snapshot(),
+    event_loop: { ...sources.eventLoop.snapshot(), v8_helper_threads: sources.v8HelperThreads },
     llm: config.llm.base_url ? { configured: true, base_url: config.llm.base_url, model: config.llm.model } : { configured: false },
     builtins: sources.builtins.status(),
     python: sources.python.status(),

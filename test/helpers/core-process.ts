@@ -17,11 +17,14 @@ export interface CoreProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `homeclaw start` with this environment (on top of the test's own); resolves once it is listening. */
-export function startCoreProcess(env: NodeJS.ProcessEnv, options: { replaceEnv?: boolean; timeoutMs?: number } = {}): Promise<CoreProcess> {
+/** Starts `homeclaw start` with this environment (on top of the test's own) and these Node options; resolves once it is listening. */
+export function startCoreProcess(
+  env: NodeJS.ProcessEnv,
+  options: { replaceEnv?: boolean; timeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<CoreProcess> {
   return new Promise((resolvePromise, reject) => {
     const childEnv = options.replaceEnv ? env : { ...process.env, ...env };
-    const child = spawn(process.execPath, [CLI, 'start'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'start'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let ready = false;
     const timer = setTimeout(() => {

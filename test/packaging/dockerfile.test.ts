@@ -169,7 +169,10 @@ describe('Dockerfile', () => {
     const entrypoint = parseExecForm(instructionsOf(runtime, 'ENTRYPOINT')[0]!.args);
     const cmd = parseExecForm(instructionsOf(runtime, 'CMD')[0]!.args);
     expect(entrypoint[0]).toBe('node');
-    const script = inStage(app, entrypoint[1]!);
+    // Node's own options come before the script: they are passed as the image passes them.
+    const scriptAt = entrypoint.findIndex((word, i) => i > 0 && !word.startsWith('-'));
+    const nodeOptions = entrypoint.slice(1, scriptAt);
+    const script = inStage(app, entrypoint[scriptAt]!);
     const dataDir = mkdtempSync(join(tmpdir(), 'homeclaw-docker-data-'));
     temp.push(dataDir);
     const [mqttPort, httpPort] = [await freePort('0.0.0.0'), await freePort('0.0.0.0')];
@@ -182,7 +185,11 @@ describe('Dockerfile', () => {
       HOMECLAW_HTTP_PORT: String(httpPort),
       HOMECLAW_RETRIEVAL_ENABLED: 'false',
     };
-    const core = spawn(process.execPath, [script, ...entrypoint.slice(2), ...cmd], { cwd: app, env: containerEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const core = spawn(process.execPath, [...nodeOptions, script, ...entrypoint.slice(scriptAt + 1), ...cmd], {
+      cwd: app,
+      env: containerEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(core);
     let output = '';
     core.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -212,6 +219,11 @@ describe('Dockerfile', () => {
     };
     expect(plugins.plugins.map((p) => p.id).sort()).toEqual(['buy', 'notes', 'reminders', 'time', 'weather']);
     expect((await fetch(`http://127.0.0.1:${httpPort}/api/plugins`)).status).toBe(401);
+    // The image starts Node with one V8 helper thread, and the Core reports it.
+    const status = (await (await fetch(`http://127.0.0.1:${httpPort}/api/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      event_loop: { v8_helper_threads: number };
+    };
+    expect(status.event_loop.v8_helper_threads).toBe(1);
     // The dashboard, built in the build stage, is served from the runtime tree.
     const dashboard = await fetch(`http://127.0.0.1:${httpPort}/`);
     expect(dashboard.status).toBe(200);

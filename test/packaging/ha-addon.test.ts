@@ -265,24 +265,24 @@ describe('add-on run.mjs', () => {
 
     // The sidebar panel: the Supervisor's requests (its address, X-Ingress-Path) act as the admin; the same
     // headers from anywhere else do not.
-    const ingressWhoami = (localAddress: string): Promise<{ status: number; body: string }> =>
+    const ingressGet = (localAddress: string, path: string): Promise<{ status: number; body: string }> =>
       new Promise((resolve, reject) => {
         http
-          .request(
-            { host: '127.0.0.1', port: httpPort, path: '/api/whoami', localAddress, headers: { 'x-ingress-path': '/api/hassio_ingress/tok' } },
-            (res) => {
-              let body = '';
-              res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-            },
-          )
+          .request({ host: '127.0.0.1', port: httpPort, path, localAddress, headers: { 'x-ingress-path': '/api/hassio_ingress/tok' } }, (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          })
           .on('error', reject)
           .end();
       });
-    const viaSupervisor = await ingressWhoami('127.0.0.2');
+    const viaSupervisor = await ingressGet('127.0.0.2', '/api/whoami');
     expect(viaSupervisor.status).toBe(200);
     expect(JSON.parse(viaSupervisor.body)).toMatchObject({ kind: 'admin', via: 'ingress' });
-    expect((await ingressWhoami('127.0.0.1')).status).toBe(401);
+    expect((await ingressGet('127.0.0.1', '/api/whoami')).status).toBe(401);
+    // The add-on starts the Core with one V8 helper thread, as every launcher does.
+    const status = await ingressGet('127.0.0.2', '/api/status');
+    expect((JSON.parse(status.body) as { event_loop: { v8_helper_threads: number } }).event_loop.v8_helper_threads).toBe(1);
     expect(readFileSync(join(ADDON, 'run.mjs'), 'utf8')).toContain("'172.30.32.2'");
 
     addon.child.kill('SIGTERM');

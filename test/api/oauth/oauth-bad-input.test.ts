@@ -5,26 +5,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCore, type TestCore } from '../../helpers/core.js';
 import { ensureBuilt, SHIPPED_PLUGINS_DIR } from '../../e2e/helpers.js';
-import { authorizeUrl, codeOf, consent, hiddenFields, initializeMcp, pkcePair, REDIRECT_URI, tokenRequest } from './oauth-helpers.js';
-
-interface Client {
-  client_id: string;
-  client_secret: string;
-}
+import { authorizeUrl, codeOf, consent, hiddenFields, initializeMcp, pkcePair, type OAuthClient, REDIRECT_URI, tokenRequest } from './oauth-helpers.js';
 
 let core: TestCore;
 let aliceToken: string;
-let client: Client;
-let other: Client;
+let client: OAuthClient;
+let other: OAuthClient;
 
-async function addClient(name: string, redirect_uris: string[]): Promise<Client> {
-  const res = await core.api<Client>('POST', '/api/oauth/clients', { name, redirect_uris });
+async function addClient(name: string, redirect_uris: string[]): Promise<OAuthClient> {
+  const res = await core.api<OAuthClient>('POST', '/api/oauth/clients', { name, redirect_uris });
   expect(res.status).toBe(201);
   return res.body;
 }
 
 /** A consent for `client` with alice's token; the code and the verifier that goes with it. */
-async function freshCode(who: Client = client): Promise<{ code: string; verifier: string }> {
+async function freshCode(who: OAuthClient = client): Promise<{ code: string; verifier: string }> {
   const { code_verifier, code_challenge } = await pkcePair();
   const code = codeOf(
     await consent(authorizeUrl(core.httpUrl, { client_id: who.client_id, redirect_uri: REDIRECT_URI, code_challenge, state: 's1' }), aliceToken),
@@ -32,7 +27,7 @@ async function freshCode(who: Client = client): Promise<{ code: string; verifier
   return { code, verifier: code_verifier };
 }
 
-const exchange = (code: string, verifier: string, who: Client = client, extra: Record<string, string> = {}) =>
+const exchange = (code: string, verifier: string, who: OAuthClient = client, extra: Record<string, string> = {}) =>
   tokenRequest(core.httpUrl, {
     grant_type: 'authorization_code',
     code,
@@ -350,7 +345,7 @@ describe('guessing at the consent page', () => {
     const guarded = await startTestCore();
     try {
       const token = guarded.ctx.users.add('erin').token;
-      const c = await guarded.api<Client>('POST', '/api/oauth/clients', { name: 'c', redirect_uris: [REDIRECT_URI] });
+      const c = await guarded.api<OAuthClient>('POST', '/api/oauth/clients', { name: 'c', redirect_uris: [REDIRECT_URI] });
       const { code_challenge } = await pkcePair();
       const url = authorizeUrl(guarded.httpUrl, { client_id: c.body.client_id, redirect_uri: REDIRECT_URI, code_challenge });
       for (let i = 0; i < 10; i += 1) expect((await consent(url, `wrong-${i}`)).status).toBe(401);

@@ -5,22 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthorizationCodeGrant, AuthorizationRequest, ConsentForm, RevocationRequest, TokenRequest } from '../../../src/api/oauth/form-schemas.js';
 import { ensureBuilt, SHIPPED_PLUGINS_DIR } from '../../e2e/helpers.js';
 import { startTestCore, type TestCore } from '../../helpers/core.js';
-import { authorizeUrl, codeOf, consent, hiddenFields, pkcePair, REDIRECT_URI, tokenRequest } from './oauth-helpers.js';
-
-interface Client {
-  client_id: string;
-  client_secret: string;
-}
+import { authorizeUrl, codeOf, consent, hiddenFields, pkcePair, type OAuthClient, REDIRECT_URI, tokenRequest } from './oauth-helpers.js';
 
 let core: TestCore;
 let aliceToken: string;
-let client: Client;
+let client: OAuthClient;
 
 beforeAll(async () => {
   await ensureBuilt();
   core = await startTestCore({ pluginsDir: SHIPPED_PLUGINS_DIR });
   aliceToken = core.ctx.users.add('alice').token;
-  const added = await core.api<Client>('POST', '/api/oauth/clients', { name: 'form client', redirect_uris: [REDIRECT_URI] });
+  const added = await core.api<OAuthClient>('POST', '/api/oauth/clients', { name: 'form client', redirect_uris: [REDIRECT_URI] });
   expect(added.status).toBe(201);
   client = added.body;
 }, 120_000);

@@ -155,3 +155,9 @@ export async function initializeMcp(baseUrl: string, bearer?: string): Promise<R
     }),
   });
 }
+
+/** A client registered at /oauth/register, as the tests keep it. */
+export interface OAuthClient {
+  client_id: string;
+  client_secret: string;
+}

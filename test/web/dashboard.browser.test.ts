@@ -63,9 +63,10 @@ afterEach(async () => {
 });
 
 /** A page in a fresh browser profile (its own sessionStorage), watched for errors. */
-async function openPage(url = `${core.httpUrl}/`): Promise<Page> {
+async function openPage(url = `${core.httpUrl}/`, initScript?: () => void): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
+  if (initScript) await page.addInitScript(initScript);
   page.setDefaultTimeout(30_000);
   pages.push(page);
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -164,6 +165,19 @@ describe('plugins', () => {
 
     expect((await core.api('POST', '/api/plugins/unregister', { plugin_id: 'lamp' })).status).toBe(200);
     await row.waitFor({ state: 'detached' });
+  }, 120_000);
+
+  it('shows the feed live in a tab that does not paint (a background tab), where effects run late', async () => {
+    // A background tab gets no animation frames, so the page's effects run only after the renderer's
+    // fallback timer: the event stream is often open before anything listens to its state.
+    const page = await openPage(undefined, () => {
+      (globalThis as unknown as { requestAnimationFrame: () => number }).requestAnimationFrame = () => 0;
+    });
+    await signIn(page, core.adminToken);
+    await page.locator('[data-feed="live"]').waitFor({ timeout: 10_000 });
+    expect((await core.api('POST', '/api/plugins/register', plugin('blind'))).status).toBe(201);
+    await page.locator('tr[data-plugin="blind"]').waitFor();
+    expect((await core.api('POST', '/api/plugins/unregister', { plugin_id: 'blind' })).status).toBe(200);
   }, 120_000);
 
   it('runs a capability from the form built from its schema and shows the result', async () => {
@@ -279,5 +293,35 @@ describe('Home Assistant ingress', () => {
     const form = page.locator('form[data-capability="open"]');
     await form.getByRole('button', { name: 'Run' }).click();
     await form.getByTestId('result').locator('[data-outcome="ok"]').waitFor();
+  }, 120_000);
+
+  it('opens through Home Assistant even when its first tries fail (a dropped request, then a 502)', async () => {
+    const flaky = await startIngressProxy({
+      target: core.httpUrl,
+      sourceAddress: PROXY_ADDRESS,
+      token: 'a71b09',
+      user: { id: 'abc', name: 'pat', display_name: 'Pat Doe' },
+      faults: { '/api/whoami': ['drop', 'bad-gateway'] },
+    });
+    try {
+      const page = await openPage(flaky.entry);
+      await page.locator('[data-feed="live"]').waitFor();
+      expect(await page.locator('.signed-in').textContent()).toBe('Admin · Pat Doe');
+      expect(flaky.requests.filter((path) => path === '/api/whoami')).toHaveLength(3);
+    } finally {
+      await flaky.close();
+    }
+  }, 120_000);
+
+  it('says why when the Core does not trust the proxy, and offers the token form', async () => {
+    const untrusted = await startIngressProxy({ target: core.httpUrl, sourceAddress: '127.0.0.3', token: 'c0ffee' });
+    try {
+      const page = await openPage(untrusted.entry);
+      await page.getByLabel('Token').waitFor();
+      expect(await page.locator('.notice').textContent()).toContain("The Core did not accept Home Assistant's session");
+      expect(untrusted.requests.filter((path) => path === '/api/whoami')).toHaveLength(1);
+    } finally {
+      await untrusted.close();
+    }
   }, 120_000);
 });

@@ -22,7 +22,10 @@ function App() {
   const [notice, setNotice] = useState<string | undefined>(undefined);
 
   useEffect(() => {
-    void restoreSession().then((restored) => setSession(restored ?? null));
+    void restoreSession().then((restored) => {
+      setNotice(restored.notice);
+      setSession(restored.session ?? null);
+    });
     whenUnauthorized(() => {
       signOut();
       setNotice(ENDED);
@@ -83,6 +86,9 @@ function Shell(props: { session: Session; onSignOut: () => void }) {
   useEffect(() => {
     if (!feed) return;
     const off = feed.onState(setFeedState);
+    // The stream opened at render and effects run later (much later in a tab that does not paint): a
+    // state it reached in between has no listener, so the badge starts from where the feed is now.
+    setFeedState(feed.state());
     return () => {
       off();
       feed.stop();

@@ -43,17 +43,41 @@ export async function signIn(token: string): Promise<SignInResult> {
   return { ok: true, session: { who: answer.body, token: candidate } };
 }
 
+export interface Restored {
+  session?: Session;
+  /** Why Home Assistant's session did not open the dashboard, under ingress. */
+  notice?: string;
+}
+
+/** Pauses between tries at Home Assistant's session: about 15 s in all. */
+const INGRESS_RETRY_MS = [500, 1000, 2000, 4000, 8000];
+
 /** The session of this tab, if its token still works, or Home Assistant's under ingress. */
-export async function restoreSession(): Promise<Session | undefined> {
+export async function restoreSession(): Promise<Restored> {
   const saved = store()?.getItem(TOKEN_KEY) ?? undefined;
   if (saved) {
     const restored = await signIn(saved).catch(() => undefined);
-    if (restored?.ok) return restored.session;
+    if (restored?.ok) return { session: restored.session };
     store()?.removeItem(TOKEN_KEY);
   }
-  if (!underIngress()) return undefined;
-  const answer = await probe<Whoami>('api/whoami', undefined).catch(() => undefined);
-  return answer?.body ? { who: answer.body } : undefined;
+  return underIngress() ? ingressSession() : {};
+}
+
+/**
+ * Home Assistant's session through its Supervisor. A network error or a 5xx (the Supervisor answers 502
+ * while the Core restarts) says nothing about who the person is, so it is tried again; the sign-in form
+ * is the last resort, since a person who came through Home Assistant has no token to type.
+ */
+async function ingressSession(): Promise<Restored> {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await probe<Whoami>('api/whoami', undefined).catch(() => undefined);
+    if (answer?.body) return { session: { who: answer.body } };
+    if (answer && answer.status < 500)
+      return { notice: "The Core did not accept Home Assistant's session (is dashboard.ingress_proxy the Supervisor's address?). Sign in with a token." };
+    const pause = INGRESS_RETRY_MS[attempt];
+    if (pause === undefined) return { notice: 'The Core did not answer through Home Assistant. Reload the page to try again, or sign in with a token.' };
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
 }
 
 export function signOut(): void {

@@ -88,17 +88,37 @@ export async function corePath(core: RunningCore, url: string): Promise<Path> {
 }
 
 /** Warms both paths up, then measures them in alternating blocks at concurrency 1 and 64. */
-async function comparePaths(label: string, baselineName: string, coreName: string, base: Path, candidate: Path, total: number): Promise<(string | number)[][]> {
+/** The targets every Core path is held to, against the baseline measured beside it. */
+const P50_TARGET = 1.3;
+const THROUGHPUT_TARGET = 0.8;
+
+async function comparePaths(
+  label: string,
+  baselineName: string,
+  coreName: string,
+  base: Path,
+  candidate: Path,
+  total: number,
+  verdicts: string[],
+): Promise<(string | number)[][]> {
   await measure(base.op, 300, 8);
   await measure(candidate.op, 300, 8);
   const rows: (string | number)[][] = [];
+  const ratios = new Map<number, { p50: number; throughput: number }>();
   for (const concurrency of [1, 64]) {
     const { baseline: b, candidate: c } = await measurePair(base.op, candidate.op, total, concurrency);
+    ratios.set(concurrency, { p50: c.p50 / b.p50, throughput: c.throughput / b.throughput });
     rows.push(
       [label, baselineName, concurrency, b.p50, b.p99, b.throughput, '1.00x', '1.00x'],
       [label, coreName, concurrency, c.p50, c.p99, c.throughput, ratio(c.p50, b.p50), ratio(c.throughput, b.throughput)],
     );
   }
+  const p50 = ratios.get(1)!.p50;
+  const throughput = ratios.get(64)!.throughput;
+  const met = (ok: boolean): string => (ok ? 'met' : 'NOT met');
+  verdicts.push(
+    `- ${label}, ${coreName}: p50 at concurrency 1 ${p50.toFixed(2)}x (${met(p50 <= P50_TARGET)}), throughput at 64 ${throughput.toFixed(2)}x (${met(throughput >= THROUGHPUT_TARGET)})`,
+  );
   return rows;
 }
 
@@ -149,6 +169,7 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
   const pluginCount = options.plugins ?? 1000;
   const rows: (string | number)[][] = [];
   const cpuRows: (string | number)[][] = [];
+  const verdicts: string[] = [];
   const out: string[] = [];
 
   // 0. RSS per idle connected plugin, first, on a fresh Core (later runs leave garbage that skews RSS).
@@ -162,7 +183,7 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
   const coreUrl = `mqtt://127.0.0.1:${core.mqttPort}`;
   const basePath = await barePath(bare.url);
   const embeddedCore = await corePath(core, coreUrl);
-  rows.push(...(await comparePaths('embedded', 'baseline: bare Aedes + mqtt.js echo', 'Core dispatcher -> SDK plugin', basePath, embeddedCore, total)));
+  rows.push(...(await comparePaths('embedded', 'baseline: bare Aedes + mqtt.js echo', 'Core dispatcher -> SDK plugin', basePath, embeddedCore, total, verdicts)));
   await embeddedCore.close();
   await basePath.close();
   await bare.close();
@@ -172,13 +193,13 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
   // 2. External Mosquitto: the same pair of measurements through it.
   // Mosquitto leaves Nagle on unless told otherwise; the README recommends the same line for users.
   const mosquitto = await startMosquitto({ extraConfig: 'set_tcp_nodelay true' });
-  let external = 'Mosquitto not available';
+  let external = 'not measured (Mosquitto not available)';
   try {
     const extDir = mkdtempSync(join(tmpdir(), 'bench-core-ext-'));
     const extCore = await startCore({ config: coreConfig(extDir, mosquitto.url), log: silentLogger() });
     const mBase = await barePath(mosquitto.url);
     const mCore = await corePath(extCore, mosquitto.url);
-    rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 5) -> SDK plugin', mBase, mCore, total)));
+    rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 5) -> SDK plugin', mBase, mCore, total, verdicts)));
     cpuRows.push(['baseline: mqtt.js requester', await cpuPerCall(mBase.op, total)], ['Core (external mode, MQTT 5)', await cpuPerCall(mCore.op, total)]);
     await mCore.close();
     await extCore.stop();
@@ -188,14 +209,14 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
     const oldCore = await startCore({ config: coreConfig(oldDir, mosquitto.url, {}, '3.1.1'), log: silentLogger() });
     const oldPath = await corePath(oldCore, mosquitto.url);
     rows.push(
-      ...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 3.1.1) -> SDK plugin', mBase, oldPath, total)),
+      ...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 3.1.1) -> SDK plugin', mBase, oldPath, total, verdicts)),
     );
     cpuRows.push(['Core (external mode, MQTT 3.1.1)', await cpuPerCall(oldPath.op, total)]);
     await oldPath.close();
     await mBase.close();
     await oldCore.stop();
     rmSync(oldDir, { recursive: true, force: true });
-    external = 'ok';
+    external = 'measured';
   } finally {
     await mosquitto.stop();
   }
@@ -203,7 +224,9 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
   out.push(`### Core bus: invoke round trip (QoS 1, ${total} calls per row)`);
   out.push(markdownTable(['broker', 'path', 'concurrency', 'p50 ms', 'p99 ms', 'calls/s', 'p50 vs baseline', 'throughput vs baseline'], rows));
   out.push('');
-  out.push(`Targets: Core p50 <= 1.3x baseline p50; throughput at 64 >= 0.8x baseline. External broker: ${external}.`);
+  out.push(`Targets: Core p50 <= ${P50_TARGET}x baseline p50 at concurrency 1; throughput at 64 >= ${THROUGHPUT_TARGET}x baseline. External broker: ${external}.`);
+  out.push('');
+  out.push(...verdicts);
   out.push('');
   if (cpuRows.length > 0) {
     out.push(`### CPU of this process per call through Mosquitto (concurrency 64, ${total} calls): the requester, or the whole Core`);

@@ -183,7 +183,9 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
   const coreUrl = `mqtt://127.0.0.1:${core.mqttPort}`;
   const basePath = await barePath(bare.url);
   const embeddedCore = await corePath(core, coreUrl);
-  rows.push(...(await comparePaths('embedded', 'baseline: bare Aedes + mqtt.js echo', 'Core dispatcher -> SDK plugin', basePath, embeddedCore, total, verdicts)));
+  rows.push(
+    ...(await comparePaths('embedded', 'baseline: bare Aedes + mqtt.js echo', 'Core dispatcher -> SDK plugin', basePath, embeddedCore, total, verdicts)),
+  );
   await embeddedCore.close();
   await basePath.close();
   await bare.close();
@@ -199,7 +201,9 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
     const extCore = await startCore({ config: coreConfig(extDir, mosquitto.url), log: silentLogger() });
     const mBase = await barePath(mosquitto.url);
     const mCore = await corePath(extCore, mosquitto.url);
-    rows.push(...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 5) -> SDK plugin', mBase, mCore, total, verdicts)));
+    rows.push(
+      ...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 5) -> SDK plugin', mBase, mCore, total, verdicts)),
+    );
     cpuRows.push(['baseline: mqtt.js requester', await cpuPerCall(mBase.op, total)], ['Core (external mode, MQTT 5)', await cpuPerCall(mCore.op, total)]);
     await mCore.close();
     await extCore.stop();
@@ -209,7 +213,15 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
     const oldCore = await startCore({ config: coreConfig(oldDir, mosquitto.url, {}, '3.1.1'), log: silentLogger() });
     const oldPath = await corePath(oldCore, mosquitto.url);
     rows.push(
-      ...(await comparePaths('mosquitto', 'baseline: mqtt.js requester + echo', 'Core (external mode, MQTT 3.1.1) -> SDK plugin', mBase, oldPath, total, verdicts)),
+      ...(await comparePaths(
+        'mosquitto',
+        'baseline: mqtt.js requester + echo',
+        'Core (external mode, MQTT 3.1.1) -> SDK plugin',
+        mBase,
+        oldPath,
+        total,
+        verdicts,
+      )),
     );
     cpuRows.push(['Core (external mode, MQTT 3.1.1)', await cpuPerCall(oldPath.op, total)]);
     await oldPath.close();
@@ -224,7 +236,9 @@ export async function runCoreBusBench(options: { total?: number; plugins?: numbe
   out.push(`### Core bus: invoke round trip (QoS 1, ${total} calls per row)`);
   out.push(markdownTable(['broker', 'path', 'concurrency', 'p50 ms', 'p99 ms', 'calls/s', 'p50 vs baseline', 'throughput vs baseline'], rows));
   out.push('');
-  out.push(`Targets: Core p50 <= ${P50_TARGET}x baseline p50 at concurrency 1; throughput at 64 >= ${THROUGHPUT_TARGET}x baseline. External broker: ${external}.`);
+  out.push(
+    `Targets: Core p50 <= ${P50_TARGET}x baseline p50 at concurrency 1; throughput at 64 >= ${THROUGHPUT_TARGET}x baseline. External broker: ${external}.`,
+  );
   out.push('');
   out.push(...verdicts);
   out.push('');

@@ -279,6 +279,16 @@ describe('Home Assistant ingress', () => {
   afterAll(async () => {
     await proxy?.close();
   });
+  // Proxies a single test sets up for itself, closed after it.
+  const extras: IngressProxy[] = [];
+  const extraProxy = async (options: Omit<Parameters<typeof startIngressProxy>[0], 'target'>): Promise<IngressProxy> => {
+    const started = await startIngressProxy({ target: core.httpUrl, ...options });
+    extras.push(started);
+    return started;
+  };
+  afterEach(async () => {
+    for (const extra of extras.splice(0)) await extra.close();
+  });
 
   it('works under the ingress path prefix, signed in by Home Assistant, without a token', async () => {
     const page = await openPage(proxy.entry);
@@ -296,32 +306,23 @@ describe('Home Assistant ingress', () => {
   }, 120_000);
 
   it('opens through Home Assistant even when its first tries fail (a dropped request, then a 502)', async () => {
-    const flaky = await startIngressProxy({
-      target: core.httpUrl,
+    const flaky = await extraProxy({
       sourceAddress: PROXY_ADDRESS,
       token: 'a71b09',
       user: { id: 'abc', name: 'pat', display_name: 'Pat Doe' },
       faults: { '/api/whoami': ['drop', 'bad-gateway'] },
     });
-    try {
-      const page = await openPage(flaky.entry);
-      await page.locator('[data-feed="live"]').waitFor();
-      expect(await page.locator('.signed-in').textContent()).toBe('Admin · Pat Doe');
-      expect(flaky.requests.filter((path) => path === '/api/whoami')).toHaveLength(3);
-    } finally {
-      await flaky.close();
-    }
+    const page = await openPage(flaky.entry);
+    await page.locator('[data-feed="live"]').waitFor();
+    expect(await page.locator('.signed-in').textContent()).toBe('Admin · Pat Doe');
+    expect(flaky.requests.filter((path) => path === '/api/whoami')).toHaveLength(3);
   }, 120_000);
 
   it('says why when the Core does not trust the proxy, and offers the token form', async () => {
-    const untrusted = await startIngressProxy({ target: core.httpUrl, sourceAddress: '127.0.0.3', token: 'c0ffee' });
-    try {
-      const page = await openPage(untrusted.entry);
-      await page.getByLabel('Token').waitFor();
-      expect(await page.locator('.notice').textContent()).toContain("The Core did not accept Home Assistant's session");
-      expect(untrusted.requests.filter((path) => path === '/api/whoami')).toHaveLength(1);
-    } finally {
-      await untrusted.close();
-    }
+    const untrusted = await extraProxy({ sourceAddress: '127.0.0.3', token: 'c0ffee' });
+    const page = await openPage(untrusted.entry);
+    await page.getByLabel('Token').waitFor();
+    expect(await page.locator('.notice').textContent()).toContain("The Core did not accept Home Assistant's session");
+    expect(untrusted.requests.filter((path) => path === '/api/whoami')).toHaveLength(1);
   }, 120_000);
 });

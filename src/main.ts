@@ -130,6 +130,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       db,
       requestTarget: (requestId) => dispatcher.requestTarget(requestId),
       ownsPluginId: (username, pluginId) => registry.get(pluginId)?.owner === `mqtt:user:${username}`,
+      pluginOwner: (pluginId) => registry.get(pluginId)?.owner,
       birthPayload: () => JSON.stringify({ online: true, ts: Date.now() }),
       ...(config.zigbee2mqtt.enabled ? { zigbee2mqttBaseTopic: config.zigbee2mqtt.base_topic } : {}),
       payloadCapFor: zigbee2mqttPayloadCap(config.zigbee2mqtt),

@@ -6,6 +6,7 @@ import { Aedes, type AedesPublishPacket, type AuthenticateError, type Client, ty
 import { WebSocketServer, createWebSocketStream } from 'ws';
 import type { Logger } from '../log.js';
 import { anonymousAllowed, authorizePublishTopic, authorizeSubscribeFilter, type AclContext, type AnonymousSetting, type ClientIdentity } from './acl.js';
+import { mayUseClientId, takesBackOwnSdkId, type ClientIdHolders } from './client-id-claims.js';
 import type { CredentialVerifier } from './credentials.js';
 import { LoginGuard, type LoginLimits } from './login-guard.js';
 import { isCommandTopic } from '../protocol/topics.js';
@@ -27,6 +28,11 @@ export interface EmbeddedBrokerOptions {
   /** Backoff, concurrency and cache of password checks (defaults: DEFAULT_LOGIN_LIMITS). */
   login?: Partial<LoginLimits>;
   acl?: AclContext;
+  /**
+   * Client ids bound to the login that first used them (client-id-claims.ts), and who owns a plugin id
+   * now (the SDK's id follows a transferred plugin). Without it only a connected client's id is protected.
+   */
+  clientIds?: { holders: ClientIdHolders; ownsPlugin: (login: string, pluginId: string) => boolean };
   log: Logger;
   /**
    * A larger size cap for particular topics (Zigbee2MQTT's device list outgrows the usual cap on a big
@@ -50,7 +56,17 @@ export interface EmbeddedBrokerHandle {
   isDropped(packet: Pick<PublishPacket, 'payload'>): boolean;
   /** Closes every live session that logged in with this username (a removed or rotated credential). */
   disconnectUser(username: string): number;
+  /**
+   * The message carrying this payload buffer goes only to the given login (client id when anonymous);
+   * anonymous and admin clients, who may read anything, still receive it.
+   */
+  deliverOnlyTo(payload: Buffer, recipient: DeliveryRecipient): void;
   close(): Promise<void>;
+}
+
+export interface DeliveryRecipient {
+  clientId: string;
+  username?: string;
 }
 
 /** Publishes above maxPayloadBytes × this are dropped at the broker; smaller ones reach the Core's checks. */
@@ -103,6 +119,16 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
   // would punish a plugin for a merely late result. So it is acknowledged and its payload is replaced by a
   // unique empty marker that authorizeForward and the Core's bus recognise and deliver to nobody.
   const droppedPayloads = new WeakSet<Buffer>();
+  /** Payloads of messages meant for one recipient only (see deliverOnlyTo). */
+  const recipients = new WeakMap<Buffer, DeliveryRecipient>();
+  const mayReceive = (client: Client, payload: unknown): boolean => {
+    const recipient = Buffer.isBuffer(payload) ? recipients.get(payload) : undefined;
+    if (!recipient) return true;
+    const identity = identities.get(client);
+    if (!identity) return false;
+    if (identity.role === undefined || identity.role === 'admin') return true;
+    return recipient.username !== undefined ? identity.username === recipient.username : identity.clientId === recipient.clientId;
+  };
   /** Clients already told about a retained command (logged once per connection, not per message). */
   const retainWarned = new WeakSet<Client>();
 
@@ -113,15 +139,45 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     packet.retain = false;
   };
 
+  const clientIdRefusal = (clientId: string, login: string | undefined): string | undefined => {
+    const bound = options.clientIds;
+    if (!bound) return undefined;
+    try {
+      const holder = bound.holders.holderOf(clientId);
+      const decision = mayUseClientId({
+        clientId,
+        login,
+        holder,
+        holderExists: holder === undefined || options.credentials?.get?.(holder) !== undefined,
+        ownsPlugin: bound.ownsPlugin,
+      });
+      if (!decision.allowed) return decision.reason;
+      if (login !== undefined) bound.holders.claim(clientId, login);
+    } catch (error) {
+      // The database is unusable (a full disk): connecting matters more than recording the claim.
+      log.error({ clientId, username: login, err: error }, 'client id claim not recorded');
+    }
+    return undefined;
+  };
+
   const aedes = await Aedes.createBroker({
     authenticate: (client, username, password, done) => {
       const clientId = client.id;
       const existing = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[clientId];
       const claim = (identity: ClientIdentity): void => {
-        // MQTT lets a new connection with the same client id evict the old one; only the same user may.
+        // MQTT lets a new connection with the same client id evict the old one; only the same user may,
+        // or the owner of a plugin taking back the SDK's id for it.
         const holder = existing ? identities.get(existing) : undefined;
-        if (holder && holder.username !== identity.username) {
+        const bound = options.clientIds;
+        if (holder && holder.username !== identity.username && !(bound && takesBackOwnSdkId(clientId, identity.username, holder.username, bound.ownsPlugin))) {
           log.warn({ clientId, username: identity.username }, 'client id already in use by another user; refused');
+          done(authError('client id in use', RETURN_CODE_IDENTIFIER_REJECTED), false);
+          return;
+        }
+        // Offline too: a session stored under the id, or the id itself, stays with the login that used it.
+        const refusal = clientIdRefusal(clientId, identity.username);
+        if (refusal) {
+          log.warn({ clientId, username: identity.username, reason: refusal }, 'client id belongs to another login; refused');
           done(authError('client id in use', RETURN_CODE_IDENTIFIER_REJECTED), false);
           return;
         }
@@ -219,7 +275,8 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
       done(null, subscription);
     },
 
-    authorizeForward: (_client, packet: AedesPublishPacket) => (droppedPayloads.has(packet.payload as Buffer) ? null : packet),
+    authorizeForward: (client, packet: AedesPublishPacket) =>
+      droppedPayloads.has(packet.payload as Buffer) || !mayReceive(client, packet.payload) ? null : packet,
   });
 
   aedes.on('clientError', (client, error) => log.debug({ clientId: client.id, err: error.message }, 'client error'));
@@ -308,6 +365,9 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         closed++;
       }
       return closed;
+    },
+    deliverOnlyTo: (payload, recipient) => {
+      recipients.set(payload, recipient);
     },
     close,
   };

@@ -48,6 +48,12 @@ export interface PublishOptions {
   expirySec?: number;
   /** MQTT 5 only, ignored otherwise: user properties sent with the message. */
   userProperties?: Record<string, string>;
+  /**
+   * Embedded broker: deliver only to this client's login (its client id when anonymous), e.g. an answer
+   * on a topic any caller may subscribe to. Anonymous loopback clients and admins, who may read anything,
+   * still receive it. An external broker cannot restrict delivery: its ACL decides.
+   */
+  onlyTo?: Pick<PublisherIdentity, 'clientId' | 'username'>;
 }
 
 /** What the broker said about a publish it accepted (MQTT 5 sessions only; otherwise nothing). */

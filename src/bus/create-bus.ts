@@ -2,8 +2,10 @@
 import type Database from 'better-sqlite3';
 import type { CoreConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
+import { credentialOwner, isAnonymousOwner, UNCLAIMED_OWNER } from '../access/plugin-claims.js';
 import type { AclContext } from './acl.js';
 import { startEmbeddedBroker, type EmbeddedBrokerHandle } from './broker.js';
+import { ClientIdStore } from './client-id-claims.js';
 import type { CoreBus } from './core-bus.js';
 import { CredentialStore } from './credentials.js';
 import { EmbeddedBus } from './embedded-bus.js';
@@ -17,6 +19,8 @@ export interface CreateBusOptions {
   requestTarget?: AclContext['requestTarget'];
   /** Extra plugin ids a credential owns beyond its plugin_ids (embedded ACL). */
   ownsPluginId?: AclContext['ownsPluginId'];
+  /** The registry's owner of a plugin id (`mqtt:user:<login>` ...), undefined when it is not registered. */
+  pluginOwner?: (pluginId: string) => string | undefined;
   /**
    * WebSocket port override: 0 = ephemeral, null = disabled. Default: config.broker.ws_port, where 0
    * means disabled.
@@ -61,6 +65,22 @@ export async function createBus(options: CreateBusOptions): Promise<CreatedBus> 
   }
 
   const wsPort = options.wsPort !== undefined ? options.wsPort : config.broker.ws_port === 0 ? null : config.broker.ws_port;
+  const clientIdHolders = new ClientIdStore(options.db);
+  // A removed credential's client ids are free again; a re-added one with the same name starts afresh.
+  credentials.onChanged((name, change) => {
+    if (change !== 'removed') return;
+    try {
+      clientIdHolders.releaseLogin(name);
+    } catch (error) {
+      // Harmless: a claim whose credential no longer exists is ignored at the next connect anyway.
+      log.warn({ name, err: error }, 'client ids of a removed credential not released');
+    }
+  });
+  const ownsPlugin = (login: string, pluginId: string): boolean => {
+    const owner = options.pluginOwner?.(pluginId);
+    if (owner !== undefined && owner !== UNCLAIMED_OWNER && !isAnonymousOwner(owner)) return owner === credentialOwner(login);
+    return credentials.get(login)?.plugin_ids.includes(pluginId) ?? false;
+  };
   const broker = await startEmbeddedBroker({
     host: config.broker.host,
     port: config.broker.port,
@@ -68,6 +88,7 @@ export async function createBus(options: CreateBusOptions): Promise<CreatedBus> 
     allowAnonymous: config.broker.allow_anonymous,
     maxPayloadBytes: config.broker.max_payload_bytes,
     credentials,
+    clientIds: { holders: clientIdHolders, ownsPlugin },
     login: config.broker.login,
     acl: {
       requestTarget: options.requestTarget,

@@ -68,7 +68,9 @@ export class EmbeddedBus implements CoreBus {
 
   publish(topic: string, payload: string | Buffer, options: PublishOptions = {}): Promise<void> {
     if (this.closed) return Promise.reject(new Error('bus is closed'));
-    const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    // A restricted message needs a buffer of its own: the broker recognises it by identity.
+    const bytes = typeof payload === 'string' ? Buffer.from(payload) : options.onlyTo ? Buffer.from(payload) : payload;
+    if (options.onlyTo) this.broker.deliverOnlyTo(bytes, options.onlyTo);
     this.traffic.published++;
     this.traffic.published_bytes += bytes.length;
     return new Promise((resolve, reject) => {

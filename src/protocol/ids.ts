@@ -26,3 +26,17 @@ export function explainBadId(value: unknown, what = 'plugin id'): string {
   if (value.length > 64) return `${what} is ${value.length} characters long; at most 64 are allowed`;
   return `${what} "${value}" must match ${PLUGIN_ID_PATTERN.source} (lowercase letters, digits, _ and -; no /, + or #)`;
 }
+
+/** The SDK's default MQTT client id for a plugin: stable, so its owner can be recognised. */
+const SDK_CLIENT_ID_PREFIX = 'homeclaw-plugin-';
+
+export function sdkClientId(pluginId: string): string {
+  return `${SDK_CLIENT_ID_PREFIX}${pluginId}`;
+}
+
+/** The plugin id in an SDK default client id, or undefined for any other client id. */
+export function pluginIdOfSdkClientId(clientId: string): string | undefined {
+  if (!clientId.startsWith(SDK_CLIENT_ID_PREFIX)) return undefined;
+  const pluginId = clientId.slice(SDK_CLIENT_ID_PREFIX.length);
+  return isPluginId(pluginId) ? pluginId : undefined;
+}

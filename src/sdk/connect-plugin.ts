@@ -2,6 +2,7 @@
 // running plugin — or reject with every reason it could not start.
 import type { MqttClient } from 'mqtt';
 import { topics } from '../protocol/topics.js';
+import { sdkClientId } from '../protocol/ids.js';
 import type { PluginStatusMessage } from '../protocol/types.js';
 import { stderrLogger } from './default-logger.js';
 import { checkHandlers, prepareDescriptor } from './descriptor.js';
@@ -43,7 +44,7 @@ export async function connectPlugin(options: ConnectPluginOptions): Promise<Conn
   const startupTimeoutMs = options.startup_timeout_ms ?? DEFAULTS.startup_timeout_ms;
   const deadline = Date.now() + startupTimeoutMs;
   const epoch = Date.now();
-  const clientId = options.clientId ?? `homeclaw-plugin-${descriptor.id}`;
+  const clientId = options.clientId ?? sdkClientId(descriptor.id);
   const log = options.log ?? stderrLogger(descriptor.id);
   const will: PluginStatusMessage = { state: 'offline', epoch };
 

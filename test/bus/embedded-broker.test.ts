@@ -217,6 +217,36 @@ describe('embedded broker', () => {
     expect(later.messages(topics.coreStatus())).toEqual([]);
   });
 
+  it('delivers a message meant for one login to that login and to clients who may read anything, only', async () => {
+    await start();
+    const nodered = await credentials.add('nodered', 'caller');
+    const snoop = await credentials.add('snoop', 'caller');
+    const admin = await credentials.add('ops', 'admin');
+    const topic = topics.callResult('r-1');
+    const readers = {
+      asker: client({ clientId: 'nodered-1', username: 'nodered', password: nodered.password }),
+      askerElsewhere: client({ clientId: 'nodered-2', username: 'nodered', password: nodered.password }),
+      snoop: client({ clientId: 'snoop-1', username: 'snoop', password: snoop.password }),
+      admin: client({ clientId: 'ops-1', username: 'ops', password: admin.password }),
+      anonymous: client({ clientId: 'anon-1' }),
+    };
+    for (const reader of Object.values(readers)) {
+      await reader.connected();
+      expect(await reader.subscribe(topic)).toEqual([1]);
+    }
+    await bus!.publish(topic, '{"for":"nodered"}', { onlyTo: { clientId: 'nodered-1', username: 'nodered' } });
+    await bus!.publish(topic, '{"for":"everyone"}');
+    for (const reader of Object.values(readers)) await reader.waitFor((e) => e.event === 'message' && e.payload === '{"for":"everyone"}');
+    const got = Object.fromEntries(Object.entries(readers).map(([name, reader]) => [name, reader.messages(topic).map((m) => m.payload)]));
+    expect(got).toEqual({
+      asker: ['{"for":"nodered"}', '{"for":"everyone"}'],
+      askerElsewhere: ['{"for":"nodered"}', '{"for":"everyone"}'],
+      snoop: ['{"for":"everyone"}'],
+      admin: ['{"for":"nodered"}', '{"for":"everyone"}'],
+      anonymous: ['{"for":"nodered"}', '{"for":"everyone"}'],
+    });
+  });
+
   it('drops publishes above the hard payload cap and keeps the client', async () => {
     await start({ maxPayloadBytes: 100 });
     const inbox = await collect(bus!, topics.channelIn('+'));

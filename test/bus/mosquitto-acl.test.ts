@@ -1,20 +1,13 @@
 // The ACL file of docs/external-broker-acl.md, loaded into a real Mosquitto: the Core's external-mode
 // guarantees hold there too.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from '../../src/bus/core-bus.js';
 import { ExternalBus } from '../../src/bus/external-bus.js';
 import { silentLogger } from '../../src/log.js';
 import { topics } from '../../src/protocol/topics.js';
+import { aclFromDocs } from '../helpers/external-broker-docs.js';
 import { startMosquitto, type MosquittoHandle } from '../helpers/mosquitto.js';
 import { ChildClient } from '../fixtures/bus/child-client.js';
-
-function aclFromDocs(): string {
-  const doc = readFileSync(new URL('../../docs/external-broker-acl.md', import.meta.url), 'utf8');
-  const match = /<!-- acl-file:start -->\s*```text\n([\s\S]*?)```\s*<!-- acl-file:end -->/.exec(doc);
-  if (!match) throw new Error('ACL block not found in docs/external-broker-acl.md');
-  return match[1]!;
-}
 
 async function settle(ms = 300): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));

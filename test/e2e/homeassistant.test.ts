@@ -18,6 +18,7 @@ import { startScriptedLlm, systemPromptOf, type ChatRequestBody, type ScriptedLl
 import { deviceDiscoveryProblems } from '../fixtures/homeassistant/discovery-rules.js';
 import { startStandInHomeAssistant, type StandInHomeAssistant } from '../fixtures/homeassistant/stand-in.js';
 import { channelUser, ensureBuilt, REPO_ROOT, SHIPPED_PLUGINS_DIR } from './helpers.js';
+import { aclWithHomeAssistantFromDocs } from '../helpers/external-broker-docs.js';
 
 const CLI = join(REPO_ROOT, 'dist', 'src', 'cli.js');
 const CHANNEL = 'e2e';
@@ -55,13 +56,6 @@ function startCoreProcess(env: NodeJS.ProcessEnv): Promise<CoreProcess> {
       reject(new Error(`homeclaw start exited with ${code}:\n${output}`));
     });
   });
-}
-
-function documentedAcl(): string {
-  const doc = readFileSync(join(REPO_ROOT, 'docs', 'external-broker-acl.md'), 'utf8');
-  const file = /<!-- acl-file:start -->\s*```text\n([\s\S]*?)```\s*<!-- acl-file:end -->/.exec(doc)![1]!;
-  const homeAssistant = /```text\n(user homeassistant\n[\s\S]*?)```/.exec(doc)![1]!;
-  return `${file}\n${homeAssistant}`;
 }
 
 async function api<T>(env: NodeJS.ProcessEnv, path: string): Promise<T> {
@@ -128,7 +122,7 @@ async function haEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> 
 
 beforeAll(async () => {
   await ensureBuilt();
-  mosquitto = await startMosquitto({ users: Object.fromEntries(USERS.map((u) => [u, `${u}-secret`])), acl: documentedAcl() });
+  mosquitto = await startMosquitto({ users: Object.fromEntries(USERS.map((u) => [u, `${u}-secret`])), acl: aclWithHomeAssistantFromDocs() });
   stand = await startStandInHomeAssistant();
   llm = await startScriptedLlm({ respond: scriptedModel });
 }, 120_000);

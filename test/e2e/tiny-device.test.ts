@@ -14,6 +14,7 @@ import { startTestCore, type TestCore } from '../helpers/core.js';
 import { startMosquitto, type MosquittoHandle } from '../helpers/mosquitto.js';
 import { startTinyDevice, TEMPLATE_DIR, type TinyDevice, type TraceEvent } from '../fixtures/micropython/tiny-device.js';
 import { ensureBuilt } from './helpers.js';
+import { aclFromDocs } from '../helpers/external-broker-docs.js';
 
 const LAMP = readFileSync(join(TEMPLATE_DIR, 'lamp.json'), 'utf8');
 /** What a conversation passes along: the long context a small device must not be sent unasked. */
@@ -67,12 +68,9 @@ async function waitUntil(check: () => boolean, what: string, output: () => strin
   }
 }
 
-function aclFromDocs(): string {
-  const doc = readFileSync(new URL('../../docs/external-broker-acl.md', import.meta.url), 'utf8');
-  const match = /<!-- acl-file:start -->\s*```text\n([\s\S]*?)```\s*<!-- acl-file:end -->/.exec(doc);
-  if (!match) throw new Error('ACL block not found in docs/external-broker-acl.md');
-  // The documented block for a plugin user, given to the device's login.
-  return match[1]!.replace('user weather\n', 'user desk-lamp\n');
+/** The documented block for a plugin user, given to the device's login. */
+function deviceAcl(): string {
+  return aclFromDocs().replace('user weather\n', 'user desk-lamp\n');
 }
 
 /** The limits of the device, checked on everything it sent and received. */
@@ -102,7 +100,7 @@ describe('a tiny device', () => {
         const created = await core.api<{ password: string }>('POST', '/api/credentials', { name: 'desk-lamp', role: 'plugin' });
         login = { user: 'desk-lamp', password: created.body.password };
       } else {
-        mosquitto = await startMosquitto({ users: { 'homeclaw-core': 'core-secret', 'desk-lamp': 'lamp-secret' }, acl: aclFromDocs() });
+        mosquitto = await startMosquitto({ users: { 'homeclaw-core': 'core-secret', 'desk-lamp': 'lamp-secret' }, acl: deviceAcl() });
         core = await startTestCore({
           overrides: { liveness: { grace_sec: 2 }, broker: { url: mosquitto.url, username: 'homeclaw-core', password: 'core-secret' } },
         });

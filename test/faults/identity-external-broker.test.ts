@@ -3,7 +3,6 @@
 // channels/<channel>/in, and the Core binds each channel to users: `access.channels.<ch>.users` in the
 // config, the users of a channel credential of that name, else the user named like the channel.
 // Attack: the kitchen tablet's login (real Mosquitto, separate process) speaks as mallory.
-import { readFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,13 +15,7 @@ import { testConfig } from '../helpers/core.js';
 import { startMosquitto, type MosquittoHandle } from '../helpers/mosquitto.js';
 import { ChildClient } from '../fixtures/bus/child-client.js';
 import { ensureBuilt, makePluginsDir } from '../e2e/helpers.js';
-
-function aclFromDocs(): string {
-  const doc = readFileSync(new URL('../../docs/external-broker-acl.md', import.meta.url), 'utf8');
-  const match = /<!-- acl-file:start -->\s*```text\n([\s\S]*?)```\s*<!-- acl-file:end -->/.exec(doc);
-  if (!match) throw new Error('ACL block not found in docs/external-broker-acl.md');
-  return match[1]!;
-}
+import { aclFromDocs } from '../helpers/external-broker-docs.js';
 
 let mosquitto: MosquittoHandle;
 let core: RunningCore;

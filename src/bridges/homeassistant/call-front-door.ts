@@ -7,7 +7,7 @@
 // result topic when the request_id can be read, on call_result/_invalid otherwise, and logged; nothing
 // here throws into the bus.
 import type { CallerDecision, CallerInput } from '../../access/caller-bindings.js';
-import type { CoreBus, IncomingMessage } from '../../bus/core-bus.js';
+import type { CoreBus, IncomingMessage, PublisherIdentity } from '../../bus/core-bus.js';
 import type { DispatcherApi } from '../../dispatch/dispatcher-api.js';
 import type { Logger } from '../../log.js';
 import { isPluginId } from '../../protocol/ids.js';
@@ -42,9 +42,10 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
   const { bus, dispatcher } = deps;
   const log = deps.log.child({ room: 'bridges', component: 'call-front-door' });
 
-  const publish = async (topic: string, payload: PluginResult | CallRejection): Promise<void> => {
+  // Any caller may subscribe to any request id (and to _invalid): an answer goes only to whoever asked.
+  const publish = async (topic: string, payload: PluginResult | CallRejection, caller: PublisherIdentity | undefined): Promise<void> => {
     try {
-      await bus.publish(topic, JSON.stringify(payload), { qos: 1 });
+      await bus.publish(topic, JSON.stringify(payload), { qos: 1, ...(caller ? { onlyTo: caller } : {}) });
     } catch (err) {
       log.warn({ err: (err as Error).message, topic }, 'could not publish a call result');
     }
@@ -52,20 +53,31 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
 
   const rejectUnreadable = (message: IncomingMessage, error: string): Promise<void> => {
     log.warn({ topic: message.topic, client_id: message.publisher?.clientId, error }, 'call refused: no readable request_id');
-    return publish(topics.callResultInvalid(), { topic: message.topic, success: false, error, error_code: 'invalid_params' });
+    return publish(topics.callResultInvalid(), { topic: message.topic, success: false, error, error_code: 'invalid_params' }, message.publisher);
   };
 
-  const answerError = (requestId: string, pluginId: string, error: string, code: ErrorCode, problems?: { path: string; message: string }[]): Promise<void> => {
+  const answerError = (
+    caller: PublisherIdentity | undefined,
+    requestId: string,
+    pluginId: string,
+    error: string,
+    code: ErrorCode,
+    problems?: { path: string; message: string }[],
+  ): Promise<void> => {
     log.warn({ request_id: requestId, plugin_id: pluginId, error_code: code, error }, 'call refused');
-    return publish(topics.callResult(requestId), {
-      request_id: requestId,
-      // The result schema needs a plugin id even when the topic's was not one.
-      plugin_id: isPluginId(pluginId) ? pluginId : 'invalid',
-      success: false,
-      error,
-      error_code: code,
-      ...(problems ? { metadata: { problems } } : {}),
-    });
+    return publish(
+      topics.callResult(requestId),
+      {
+        request_id: requestId,
+        // The result schema needs a plugin id even when the topic's was not one.
+        plugin_id: isPluginId(pluginId) ? pluginId : 'invalid',
+        success: false,
+        error,
+        error_code: code,
+        ...(problems ? { metadata: { problems } } : {}),
+      },
+      caller,
+    );
   };
 
   async function handle(message: IncomingMessage): Promise<void> {
@@ -83,6 +95,7 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
     }
     if (message.retain) {
       return answerError(
+        message.publisher,
         requestId,
         pluginId,
         'retained calls are never executed (a retained call would run again on every reconnect); publish without the retain flag',
@@ -92,10 +105,11 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
     const validated = validatePayload('call', body.value);
     if (!validated.ok) {
       const problems = validated.errors.map((e) => ({ path: e.path, message: e.message }));
-      return answerError(requestId, pluginId, `Invalid call: ${formatIssues(problems, { root: 'omit' })}`, 'invalid_params', problems);
+      return answerError(message.publisher, requestId, pluginId, `Invalid call: ${formatIssues(problems, { root: 'omit' })}`, 'invalid_params', problems);
     }
     if (!isPluginId(pluginId) || !CAPABILITY_ID.test(capabilityId)) {
       return answerError(
+        message.publisher,
         requestId,
         pluginId,
         `no plugin "${pluginId}" with capability "${capabilityId}": the topic must be ${topics.call('<plugin_id>', '<capability_id>')}`,
@@ -112,7 +126,7 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
         { client_id: message.publisher?.clientId, username: message.publisher?.username, claimed: call.user_id },
         'call refused: the caller may not act as that user',
       );
-      return answerError(requestId, pluginId, caller.reason, 'forbidden');
+      return answerError(message.publisher, requestId, pluginId, caller.reason, 'forbidden');
     }
     const result = await dispatcher.invoke({
       plugin_id: pluginId,
@@ -135,11 +149,11 @@ export async function attachCallFrontDoor(deps: CallFrontDoorDeps): Promise<Call
       'call answered',
     );
     // The caller correlates by its own request_id; the dispatcher's id stays findable in the logs.
-    await publish(topics.callResult(requestId), {
-      ...result,
-      request_id: requestId,
-      metadata: { ...(result.metadata ?? {}), invocation_id: result.request_id },
-    });
+    await publish(
+      topics.callResult(requestId),
+      { ...result, request_id: requestId, metadata: { ...(result.metadata ?? {}), invocation_id: result.request_id } },
+      message.publisher,
+    );
   }
 
   return subscribeTracked(bus, filters.call, handle, (err, message) => log.error({ err, topic: message.topic }, 'call handling failed'));

@@ -2,7 +2,7 @@
 // homeclaw/call_result/<request_id> through the dispatcher, bad input answered there (or on
 // call_result/_invalid) and logged; who may call on the embedded broker (anonymous on loopback, only
 // the caller role with credentials) and on Mosquitto with the documented ACL; retained calls never run.
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topics } from '../../../src/protocol/topics.js';
 import type { CallRejection, PluginResult } from '../../../src/protocol/types.js';
@@ -11,6 +11,7 @@ import { startTestCore, type TestCore } from '../../helpers/core.js';
 import { startMosquitto, type MosquittoHandle } from '../../helpers/mosquitto.js';
 import { connectTestClient, type TestClient } from '../../helpers/mqtt-client.js';
 import { makePluginsDir, type TestBuiltin } from '../../e2e/helpers.js';
+import { aclFromDocs } from '../../helpers/external-broker-docs.js';
 
 /** Echoes what a plugin learns about the call: its parameters, user and channel. */
 const WHOAMI: TestBuiltin = {
@@ -224,13 +225,6 @@ describe('front door with credentials only (the LAN setting)', () => {
     expect(core.ctx.dispatcher.getStats().invoked).toBe(before);
   });
 });
-
-function aclFromDocs(): string {
-  const doc = readFileSync(new URL('../../../docs/external-broker-acl.md', import.meta.url), 'utf8');
-  const match = /<!-- acl-file:start -->\s*```text\n([\s\S]*?)```\s*<!-- acl-file:end -->/.exec(doc);
-  if (!match) throw new Error('ACL block not found in docs/external-broker-acl.md');
-  return match[1]!;
-}
 
 describe('front door on Mosquitto with the documented ACL', () => {
   let mosquitto: MosquittoHandle;

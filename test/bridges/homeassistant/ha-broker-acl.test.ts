@@ -1,22 +1,14 @@
 // The documented Mosquitto ACL (docs/external-broker-acl.md: the acl-file block plus the block for Home
 // Assistant's own user) with discovery on: the Core publishes its devices and reads Home Assistant's
 // birth, Home Assistant reads devices and states and presses buttons, and nobody else does.
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topics } from '../../../src/protocol/topics.js';
 import { startTestCore, type TestCore } from '../../helpers/core.js';
 import { startMosquitto, type MosquittoHandle } from '../../helpers/mosquitto.js';
 import { connectTestClient, type TestClient } from '../../helpers/mqtt-client.js';
 import { makePluginsDir } from '../../e2e/helpers.js';
-
-const doc = readFileSync(new URL('../../../docs/external-broker-acl.md', import.meta.url), 'utf8');
-
-function documentedAcl(): string {
-  const file = /<!-- acl-file:start -->\s*```text\n([\s\S]*?)```\s*<!-- acl-file:end -->/.exec(doc)?.[1];
-  const homeAssistant = /```text\n(user homeassistant\n[\s\S]*?)```/.exec(doc)?.[1];
-  if (!file || !homeAssistant) throw new Error('ACL blocks not found in docs/external-broker-acl.md');
-  return `${file}\n${homeAssistant}`;
-}
+import { aclWithHomeAssistantFromDocs } from '../../helpers/external-broker-docs.js';
 
 let mosquitto: MosquittoHandle;
 let core: TestCore;
@@ -30,7 +22,7 @@ const login = async (name: string): Promise<TestClient> => {
 
 beforeAll(async () => {
   const users = ['homeclaw-core', 'homeassistant', 'automations', 'telegram'];
-  mosquitto = await startMosquitto({ users: Object.fromEntries(users.map((u) => [u, `${u}-secret`])), acl: documentedAcl() });
+  mosquitto = await startMosquitto({ users: Object.fromEntries(users.map((u) => [u, `${u}-secret`])), acl: aclWithHomeAssistantFromDocs() });
   pluginsDir = makePluginsDir({ shipped: [{ id: 'time' }] });
   core = await startTestCore({
     pluginsDir,

@@ -2,7 +2,6 @@
 // docs/external-broker-acl.md, a stand-in Zigbee2MQTT that logs in as `zigbee2mqtt` and was running
 // before the Core started (its retained device list and availability reach the Core on subscribe), and
 // the Core logged in as `homeclaw-core`.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PluginResult } from '../../../src/protocol/types.js';
 import { zigbee2mqttTopics } from '../../../src/protocol/topics.js';
@@ -12,13 +11,7 @@ import { connectTestClient } from '../../helpers/mqtt-client.js';
 import { HOME, HOME_IDS } from '../../fixtures/zigbee2mqtt/devices.js';
 import { StandInZigbee2mqtt } from '../../fixtures/zigbee2mqtt/stand-in.js';
 import { call, homeDevices, memoryLogger, stateOf, waitUntil, zigbeePluginIds, type LogLine } from './harness.js';
-
-function aclFromDocs(): string {
-  const doc = readFileSync(new URL('../../../docs/external-broker-acl.md', import.meta.url), 'utf8');
-  const match = /<!-- acl-file:start -->\s*```text\n([\s\S]*?)```\s*<!-- acl-file:end -->/.exec(doc);
-  if (!match) throw new Error('ACL block not found in docs/external-broker-acl.md');
-  return match[1]!;
-}
+import { aclFromDocs } from '../../helpers/external-broker-docs.js';
 
 let mosquitto: MosquittoHandle;
 let standIn: StandInZigbee2mqtt;

@@ -2,6 +2,8 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ADMIN, type Principal } from '../access/principal.js';
 import { diskFullMessage } from '../kit/disk-full.js';
+import { nestsDeeperThan } from '../kit/json-depth.js';
+import { MAX_JSON_DEPTH } from '../protocol/limits.js';
 import type { Logger } from '../log.js';
 import type { ErrorObject } from 'ajv';
 import { errorBody } from './errors.js';
@@ -64,6 +66,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   });
   // Every route schema validates bodies as sent and lists every problem (see route-validation.ts).
   app.setValidatorCompiler(routeValidatorCompiler);
+  refuseDeepJson(app);
   // Before any route: each route gets its documentation as it is registered.
   installOpenApi(app);
   const publicPaths = new Set(['/api/openapi.json', ...(options.publicPaths ?? [])]);
@@ -156,4 +159,23 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       await app.close();
     },
   };
+}
+
+/**
+ * Fastify's own JSON body parser (prototype poisoning refused), then the nesting limit: a body nested
+ * deeper than MAX_JSON_DEPTH is a 400 before any route, schema or error formatter walks it.
+ */
+function refuseDeepJson(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, typeof body === 'string' ? body : body.toString('utf8'), (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+        const tooDeep = Object.assign(new Error(`the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`), { statusCode: 400 });
+        return done(tooDeep, undefined);
+      }
+      done(null, value);
+    });
+  });
 }

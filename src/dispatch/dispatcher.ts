@@ -4,7 +4,7 @@ import type { AdapterCall, PluginAdapter } from '../adapters/adapter.js';
 import { adapterMap, type AdapterMap } from '../adapters/adapter-map.js';
 import type { DispatchConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
-import { MAX_CALL_TIMEOUT_SEC } from '../protocol/limits.js';
+import { MAX_CALL_TIMEOUT_SEC, MAX_PARAMETER_DEPTH } from '../protocol/limits.js';
 import type { CapabilitySpec, ErrorCode, PluginRequest, PluginResult } from '../protocol/types.js';
 import type { PluginRecord } from '../registry/record.js';
 import type { RegistryApi } from '../registry/registry-api.js';
@@ -16,6 +16,7 @@ import { withParameterDefaults } from './parameter-defaults.js';
 import type { InvocationEventBus } from './invocation-events.js';
 import { errorMessage } from '../kit/error-message.js';
 import { findCapability } from '../kit/find-capability.js';
+import { nestsDeeperThan } from '../kit/json-depth.js';
 
 /** What observers learn about each finished invocation (no parameters: they may hold personal data). */
 export interface InvocationRecord {
@@ -137,6 +138,13 @@ export class Dispatcher implements DispatcherApi {
     }
     // Defaults first, so every path (HTTP, CLI, MCP, MQTT, conversation) validates and sends the same values.
     const parameters = withParameterDefaults(record.descriptor.config, capability, options.parameters ?? {});
+    if (nestsDeeperThan(parameters, MAX_PARAMETER_DEPTH)) {
+      // Checked before anything walks them: the schema check, the copy and the serialisation all recurse.
+      return fail(
+        'invalid_params',
+        `invalid parameters for ${record.descriptor.id}.${capability.id}: nested deeper than ${MAX_PARAMETER_DEPTH} levels of objects and arrays`,
+      );
+    }
     const problems = this.validator.validate(record.content_hash, capability, parameters);
     if (problems.length > 0) {
       return {

@@ -114,9 +114,13 @@ export class MqttLifecycle {
     for (const off of this.unsubscribers.splice(0)) await off();
   }
 
-  private async ack(pluginId: string | null, ack: RegistrationAck): Promise<void> {
-    const topic = pluginId !== null && isPluginId(pluginId) ? topics.registered(pluginId) : topics.registeredInvalid();
-    await this.deps.bus.publish(topic, JSON.stringify(ack), { qos: 1 });
+  /** A nack on the shared _invalid topic, which every plugin may read, goes only to the one that sent the registration. */
+  private async ack(pluginId: string | null, ack: RegistrationAck, sender?: PublisherIdentity): Promise<void> {
+    if (pluginId !== null && isPluginId(pluginId)) {
+      await this.deps.bus.publish(topics.registered(pluginId), JSON.stringify(ack), { qos: 1 });
+      return;
+    }
+    await this.deps.bus.publish(topics.registeredInvalid(), JSON.stringify(ack), { qos: 1, ...(sender ? { onlyTo: sender } : {}) });
   }
 
   /**
@@ -127,12 +131,16 @@ export class MqttLifecycle {
     this.counters.rejected++;
     this.deps.log.warn({ plugin_id: pluginId, client: message.publisher?.clientId, errors }, 'plugin registration rejected');
     const validId = pluginId !== null && isPluginId(pluginId) && !replyOnInvalid;
-    await this.ack(validId ? pluginId : null, {
-      plugin_id: validId ? pluginId : null,
-      ok: false,
-      errors,
-      ...(!validId && message.publisher ? { client_id: message.publisher.clientId } : {}),
-    });
+    await this.ack(
+      validId ? pluginId : null,
+      {
+        plugin_id: validId ? pluginId : null,
+        ok: false,
+        errors,
+        ...(!validId && message.publisher ? { client_id: message.publisher.clientId } : {}),
+      },
+      message.publisher,
+    );
   }
 
   /**

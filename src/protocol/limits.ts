@@ -7,3 +7,13 @@
  */
 export const MAX_CALL_TIMEOUT_SEC = 86_400;
 export const MAX_CALL_TIMEOUT_MS = MAX_CALL_TIMEOUT_SEC * 1000;
+
+/**
+ * How deep JSON input may nest objects and arrays. JSON.parse accepts any depth, but every recursive
+ * walk after it (serialising, validating, copying, printing) overflows the stack at a few thousand
+ * levels; no message of the bus needs more than a few dozen.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Parameters travel one level down in a request, which must itself stay within MAX_JSON_DEPTH. */
+export const MAX_PARAMETER_DEPTH = MAX_JSON_DEPTH - 1;

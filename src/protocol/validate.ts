@@ -5,6 +5,8 @@ import type { TopicKind, TopicPayloads } from './topics.js';
 import type { ValidationIssue } from './types.js';
 import { errorMessage } from '../kit/error-message.js';
 import { isPlainObject } from '../kit/plain-object.js';
+import { nestsDeeperThan } from '../kit/json-depth.js';
+import { MAX_JSON_DEPTH } from './limits.js';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; errors: ValidationIssue[] };
 
@@ -72,6 +74,9 @@ export function parseJsonPayload(payload: Buffer | string, maxBytes: number): Va
   }
   if (!isPlainObject(parsed)) {
     return { ok: false, errors: [{ path: '', message: 'payload must be a JSON object' }] };
+  }
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
+    return { ok: false, errors: [{ path: '', message: `payload is nested deeper than ${MAX_JSON_DEPTH} levels of objects and arrays` }] };
   }
   return { ok: true, value: parsed as Record<string, unknown> };
 }

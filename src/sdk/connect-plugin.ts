@@ -82,6 +82,16 @@ export async function connectPlugin(options: ConnectPluginOptions): Promise<Conn
   return plugin;
 }
 
+/** CONNACK return code 2 (MQTT 3.1.1): the broker will not take this client id. */
+const CONNACK_IDENTIFIER_REJECTED = 2;
+
+function clientIdAdvice(clientId: string): string {
+  return (
+    `client id "${clientId}" is taken: another login holds it (the Core keeps a client id with the login that first ` +
+    'connected with it), or it is in use. Connect with the login that owns this plugin, or choose another clientId'
+  );
+}
+
 /**
  * Resolves on the first CONNACK. A refused CONNACK (bad credentials, not authorised) fails at once;
  * an unreachable broker is retried until the timeout, since plugins often start before the Core.
@@ -104,7 +114,8 @@ function waitForConnect(client: MqttClient, timeoutMs: number, url: string): Pro
       const code = (error as { code?: unknown }).code;
       if (typeof code === 'number' && !isHandledProtocolRefusal(error)) {
         cleanup();
-        reject(new PluginRegistrationError('the broker refused the connection', [{ path: '', message: `${error.message} (CONNACK code ${code})` }]));
+        const why = code === CONNACK_IDENTIFIER_REJECTED ? `: ${clientIdAdvice(client.options.clientId ?? '')}` : '';
+        reject(new PluginRegistrationError(`the broker refused the connection${why}`, [{ path: '', message: `${error.message} (CONNACK code ${code})` }]));
       }
     };
     const timer = setTimeout(() => {

@@ -109,6 +109,11 @@ describe("another login's client id", () => {
     await again.stop('SIGKILL');
   });
 
+  it('an SDK plugin refused its id says why', async () => {
+    const intruder = sdkPlugin('lights', 'weather');
+    await expect(intruder.registered).rejects.toThrow(/client id "homeclaw-plugin-lights" is taken: another login holds it/);
+  });
+
   it('stays with its login across a Core restart', async () => {
     const dataDir = core.dataDir;
     await core.cleanup({ keepData: true });

@@ -1,5 +1,5 @@
-// How deep a parsed JSON value nests, measured without recursion: the input may be hostile, and a
-// recursive walk is exactly what overflows on it.
+// How deep a parsed JSON value nests. The input may be hostile: the walk descends at most `limit + 1`
+// levels, so it cannot overflow the stack however deep the value goes.
 
 /**
  * True when `value` nests objects and arrays more than `limit` levels deep ({} and [] are one level,
@@ -7,12 +7,12 @@
  */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
   if (value === null || typeof value !== 'object') return false;
-  const stack: [object, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (depth > limit) return true;
-    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  if (limit <= 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestsDeeperThan(item, limit - 1)) return true;
+    return false;
   }
+  const record = value as Record<string, unknown>;
+  for (const key in record) if (nestsDeeperThan(record[key], limit - 1)) return true;
   return false;
 }

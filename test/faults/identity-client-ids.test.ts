@@ -114,6 +114,17 @@ describe("another login's client id", () => {
     await expect(intruder.registered).rejects.toThrow(/client id "homeclaw-plugin-lights" is taken: another login holds it/);
   });
 
+  it('the Python example refused its id says why', async () => {
+    const python = startChildPlugin('/usr/bin/python3', [
+      join(REPO_ROOT, 'scripts', 'examples', 'python', 'weather_plugin.py'),
+      ...['--url', core.mqttUrl, '--id', 'lights', '--username', 'weather', '--password', passwords.get('weather')!],
+    ]);
+    plugins.push(python);
+    await until(() => python.stderr().includes('connection refused'), 'the refusal on stderr');
+    expect(python.stderr()).toContain('connection refused: identifier rejected: this client id belongs to another login');
+    await python.stop('SIGKILL');
+  });
+
   it('stays with its login across a Core restart', async () => {
     const dataDir = core.dataDir;
     await core.cleanup({ keepData: true });

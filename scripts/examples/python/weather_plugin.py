@@ -159,7 +159,8 @@ class Plugin:
 
     def on_connect(self, client, userdata, flags, rc, *rest):  # rest: paho 2.x properties
         if rc != 0:
-            log("connection refused: %s" % rc)
+            code = getattr(rc, "value", rc)  # paho 2.x passes a ReasonCode
+            log("connection refused: %s" % CONNACK_REFUSALS.get(code, code))
             return
         client.subscribe(
             [
@@ -316,6 +317,19 @@ class Plugin:
                 self.publish(topic("plugins", "unregister"), {"plugin_id": self.plugin_id}).wait_for_publish(timeout=2)
         self.client.disconnect()
         self.client.loop_stop()
+
+
+# Why a broker refused the connection (MQTT 3.1.1 CONNACK codes, and their MQTT 5 counterparts).
+CONNACK_REFUSALS = {
+    1: "unacceptable protocol version",
+    2: "identifier rejected: this client id belongs to another login (or use --client-id)",
+    0x85: "identifier rejected: this client id belongs to another login (or use --client-id)",
+    3: "server unavailable, try again later",
+    4: "bad username or password",
+    0x86: "bad username or password",
+    5: "not authorized",
+    0x87: "not authorized",
+}
 
 
 def log(message):

@@ -7,6 +7,7 @@ import { WebSocketServer, createWebSocketStream } from 'ws';
 import type { Logger } from '../log.js';
 import { anonymousAllowed, authorizePublishTopic, authorizeSubscribeFilter, type AclContext, type AnonymousSetting, type ClientIdentity } from './acl.js';
 import { mayUseClientId, takesBackOwnSdkId, type ClientIdHolders } from './client-id-claims.js';
+import { mayOpenMqttWebSocket } from './websocket-origin.js';
 import type { CredentialVerifier } from './credentials.js';
 import { LoginGuard, type LoginLimits } from './login-guard.js';
 import { isCommandTopic } from '../protocol/topics.js';
@@ -20,6 +21,8 @@ export interface EmbeddedBrokerOptions {
   wsPort?: number | null;
   /** WebSocket listener address; defaults to host. */
   wsHost?: string;
+  /** Web page origins allowed to open MQTT over WebSocket; an upgrade from any other page is refused. */
+  wsAllowedOrigins?: readonly string[];
   allowAnonymous: AnonymousSetting;
   /** The Core's payload limit; the broker drops anything above HARD_CAP_FACTOR times it. */
   maxPayloadBytes: number;
@@ -308,8 +311,15 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         sockets.add(socket);
         socket.once('close', () => sockets.delete(socket));
       });
+      const allowedOrigins = new Set((options.wsAllowedOrigins ?? []).map((origin) => origin.toLowerCase()));
       wsServer = new WebSocketServer({
         server: httpServer,
+        // Without this check any web site the user visits could speak MQTT as a local client.
+        verifyClient: ({ origin, req }: { origin?: string; req: IncomingMessage }) => {
+          if (mayOpenMqttWebSocket(origin, req.headers.host, allowedOrigins)) return true;
+          log.warn({ origin, address: req.socket.remoteAddress }, 'MQTT over WebSocket from a web page refused (origin not in broker.ws_allowed_origins)');
+          return false;
+        },
         // mqtt.js offers "mqtt" (3.1.1) or "mqttv3.1"; anything else is refused at the handshake.
         handleProtocols: (protocols) => ['mqtt', 'mqttv3.1'].find((protocol) => protocols.has(protocol)) ?? false,
       });

@@ -85,6 +85,7 @@ export async function createBus(options: CreateBusOptions): Promise<CreatedBus> 
     host: config.broker.host,
     port: config.broker.port,
     wsPort,
+    wsAllowedOrigins: config.broker.ws_allowed_origins,
     allowAnonymous: config.broker.allow_anonymous,
     maxPayloadBytes: config.broker.max_payload_bytes,
     credentials,

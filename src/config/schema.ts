@@ -77,6 +77,12 @@ export const BrokerSchema = section({
   port: port(1883),
   /** WebSocket listener port; 0 disables it. */
   ws_port: port(9001),
+  /**
+   * Web page origins (scheme://host[:port]) whose scripts may open MQTT over WebSocket. A browser names the
+   * page's origin in every upgrade; any other page is refused, so no web site the user visits can reach the
+   * broker through the user's browser. MQTT libraries send no origin and are not affected.
+   */
+  ws_allowed_origins: strings(Type.String({ pattern: '^https?://[^/\\s]+$' })),
   /** true | false | 'auto' (anonymous allowed only while every listener is on loopback). */
   allow_anonymous: boolOrAuto(),
   max_payload_bytes: Type.Integer({ minimum: 1024, maximum: 268435455, default: 262_144 }),

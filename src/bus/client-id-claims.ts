@@ -2,8 +2,8 @@
 // over the old session: its stored subscriptions (clean session off) and the id itself, so that the
 // rightful client is turned away while the newcomer stays. A client id therefore belongs to the first
 // login that connects with it, in the database so that a restart opens no window, until that credential
-// is removed. The one move allowed: the SDK's id for a plugin (`homeclaw-plugin-<id>`) follows the plugin
-// id to the credential an admin transferred it to.
+// is removed. One exception: the SDK's id for a plugin (`homeclaw-plugin-<id>`) goes to whoever owns that
+// plugin id, so nobody can hold it before the plugin first connects, and it follows a transferred plugin.
 import type Database from 'better-sqlite3';
 import { pluginIdOfSdkClientId } from '../protocol/ids.js';
 

@@ -5,7 +5,10 @@ import type { CapabilitySpec, JsonObject, JsonValue, PluginConfig } from '../pro
 import type { PluginRecord } from '../registry/record.js';
 import { isPlainObject } from '../kit/plain-object.js';
 
-const SECRET_KEY = /(pass(word)?|secret|token|api[_-]?key|authorization)/i;
+const SECRET_KEY = /(pass(word|phrase)?|secret|token|api[_-]?key|private[_-]?key|access[_-]?key|authorization|cookie|credential)/i;
+/** Maps that exist to carry keys to a plugin (a child's environment, request headers): every value is hidden. */
+const SECRET_MAPS: ReadonlySet<string> = new Set(['env', 'headers']);
+const REDACTED = '[redacted]';
 
 function redact(value: JsonValue | undefined): JsonValue | undefined {
   if (Array.isArray(value)) return value.map((v) => redact(v) ?? null);
@@ -13,11 +16,19 @@ function redact(value: JsonValue | undefined): JsonValue | undefined {
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(value)) {
       if (v === undefined) continue;
-      out[k] = SECRET_KEY.test(k) ? '[redacted]' : (redact(v) ?? null);
+      if (SECRET_KEY.test(k)) out[k] = REDACTED;
+      else if (SECRET_MAPS.has(k) && isPlainObject(v)) out[k] = hideValues(v as JsonObject);
+      else out[k] = redact(v) ?? null;
     }
     return out;
   }
   return value;
+}
+
+function hideValues(map: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(map)) out[key] = REDACTED;
+  return out;
 }
 
 export function redactConfig(config: PluginConfig): JsonObject {

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { isLoopbackHost } from './bus/acl.js';
 import { ownerOf } from './bus/core-bus.js';
 import { AuditLog } from './access/audit-log.js';
-import { mayClaimPluginId } from './access/plugin-claims.js';
+import { credentialOwner, mayClaimPluginId } from './access/plugin-claims.js';
 import { AccessPolicy } from './access/policy.js';
 import { ensurePrivateFile, preparePrivateDataDir } from './access/private-data-dir.js';
 import { accessMode, accessModeNote } from './access/security-status.js';
@@ -129,7 +129,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       log: log.child({ room: 'bus' }),
       db,
       requestTarget: (requestId) => dispatcher.requestTarget(requestId),
-      ownsPluginId: (username, pluginId) => registry.get(pluginId)?.owner === `mqtt:user:${username}`,
+      ownsPluginId: (username, pluginId) => registry.get(pluginId)?.owner === credentialOwner(username),
       pluginOwner: (pluginId) => registry.get(pluginId)?.owner,
       birthPayload: () => JSON.stringify({ online: true, ts: Date.now() }),
       ...(config.zigbee2mqtt.enabled ? { zigbee2mqttBaseTopic: config.zigbee2mqtt.base_topic } : {}),

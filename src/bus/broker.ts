@@ -5,6 +5,8 @@ import { createServer as createHttpServer, type IncomingMessage } from 'node:htt
 import { Aedes, type AedesPublishPacket, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import { WebSocketServer, createWebSocketStream } from 'ws';
 import type { Logger } from '../log.js';
+import { PublishTurns } from './publish-turns.js';
+import { LogWindow } from '../kit/log-window.js';
 import { anonymousAllowed, authorizePublishTopic, authorizeSubscribeFilter, type AclContext, type AnonymousSetting, type ClientIdentity } from './acl.js';
 import { mayUseClientId, takesBackOwnSdkId, type ClientIdHolders } from './client-id-claims.js';
 import { mayOpenMqttWebSocket } from './websocket-origin.js';
@@ -142,6 +144,50 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     packet.retain = false;
   };
 
+  const publishWarnings = new LogWindow();
+  /** A client repeating a refused publish is logged once per window, with the count left out. */
+  const warnPerClient = (client: Client, kind: string, detail: Record<string, unknown>, message: string): void => {
+    const suppressed = publishWarnings.admit(`${kind}\u0000${client.id}`);
+    if (suppressed !== undefined) log.warn({ ...detail, ...(suppressed > 0 ? { similar_not_logged: suppressed } : {}) }, message);
+  };
+
+  /** The publish checks: size, authentication, retained commands, the ACL. A refused message is dropped, not refused on the wire. */
+  const authorizePublish = (client: Client, packet: PublishPacket, done: (error: Error | null) => void): void => {
+    const identity = identities.get(client);
+    const size = packet.payload?.length ?? 0;
+    const cap = options.payloadCapFor?.(packet.topic) ?? hardCap;
+    if (size > cap) {
+      warnPerClient(client, 'oversized', { clientId: client.id, topic: packet.topic, bytes: size, limit: cap }, 'oversized publish dropped');
+      drop(packet);
+      return done(null);
+    }
+    if (!identity) {
+      warnPerClient(client, 'unauthenticated', { clientId: client.id, topic: packet.topic }, 'publish from unauthenticated client dropped');
+      drop(packet);
+      return done(null);
+    }
+    if (packet.retain && isCommandTopic(packet.topic)) {
+      // A stored command would be replayed on every subscription: deliver it once, store nothing.
+      packet.retain = false;
+      if (!retainWarned.has(client)) {
+        retainWarned.add(client);
+        log.warn({ clientId: client.id, topic: packet.topic }, 'retain flag on a command ignored: commands are never stored');
+      }
+    }
+    const decision = authorizePublishTopic(identity, packet.topic, acl);
+    if (!decision.allowed) {
+      warnPerClient(
+        client,
+        'denied',
+        { clientId: client.id, username: identity.username, role: identity.role, topic: packet.topic, reason: decision.reason },
+        'publish denied',
+      );
+      drop(packet);
+    }
+    done(null);
+  };
+  const turns = new PublishTurns();
+
   const clientIdRefusal = (clientId: string, login: string | undefined): string | undefined => {
     const bound = options.clientIds;
     if (!bound) return undefined;
@@ -235,33 +281,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     authorizePublish: (client, packet, done) => {
       // client is null only for wills of clients from a previous broker run, which this one never has.
       if (!client) return done(null);
-      const identity = identities.get(client);
-      const size = packet.payload?.length ?? 0;
-      const cap = options.payloadCapFor?.(packet.topic) ?? hardCap;
-      if (size > cap) {
-        log.warn({ clientId: client.id, topic: packet.topic, bytes: size, limit: cap }, 'oversized publish dropped');
-        drop(packet);
-        return done(null);
-      }
-      if (!identity) {
-        log.warn({ clientId: client.id, topic: packet.topic }, 'publish from unauthenticated client dropped');
-        drop(packet);
-        return done(null);
-      }
-      if (packet.retain && isCommandTopic(packet.topic)) {
-        // A stored command would be replayed on every subscription: deliver it once, store nothing.
-        packet.retain = false;
-        if (!retainWarned.has(client)) {
-          retainWarned.add(client);
-          log.warn({ clientId: client.id, topic: packet.topic }, 'retain flag on a command ignored: commands are never stored');
-        }
-      }
-      const decision = authorizePublishTopic(identity, packet.topic, acl);
-      if (!decision.allowed) {
-        log.warn({ clientId: client.id, username: identity.username, role: identity.role, topic: packet.topic, reason: decision.reason }, 'publish denied');
-        drop(packet);
-      }
-      done(null);
+      turns.admit(client, () => authorizePublish(client, packet, done));
     },
 
     authorizeSubscribe: (client, subscription, done) => {

@@ -5,6 +5,7 @@ import type { IClientPublishOptions, IPublishPacket } from 'mqtt';
 import type { Logger } from '../log.js';
 import { describeReasonCode } from '../protocol/mqtt-reason-codes.js';
 import type { MessageProperties, PublishOptions, PublishReceipt } from './core-bus.js';
+import { LogWindow } from '../kit/log-window.js';
 
 export const NO_SUBSCRIBERS: PublishReceipt = Object.freeze({ noSubscribers: true });
 export const DELIVERED: PublishReceipt = Object.freeze({});
@@ -86,23 +87,21 @@ export function publishOverheadBound(topic: string, userProperties?: Record<stri
  * the ones left out: a broker refusing every publish under load must not turn into one log line each.
  */
 export class ReasonLog {
-  private readonly last = new Map<string, { at: number; suppressed: number }>();
+  private readonly window: LogWindow;
 
   constructor(
     private readonly log: Logger,
-    private readonly windowMs = 10_000,
-  ) {}
+    windowMs = 10_000,
+  ) {
+    this.window = new LogWindow(windowMs);
+  }
 
   refused(kind: 'publish' | 'subscribe', code: number, detail: Record<string, unknown>): void {
-    const key = `${kind}:${code}`;
-    const now = Date.now();
-    const seen = this.last.get(key);
-    if (seen && now - seen.at < this.windowMs) {
-      seen.suppressed++;
-      return;
-    }
-    this.last.set(key, { at: now, suppressed: 0 });
-    const suppressed = seen?.suppressed ? { similar_refusals_not_logged: seen.suppressed } : {};
-    this.log.warn({ ...detail, reason: describeReasonCode(code), reason_code: code, ...suppressed }, `the broker refused a ${kind}`);
+    const suppressed = this.window.admit(`${kind}:${code}`);
+    if (suppressed === undefined) return;
+    this.log.warn(
+      { ...detail, reason: describeReasonCode(code), reason_code: code, ...(suppressed > 0 ? { similar_refusals_not_logged: suppressed } : {}) },
+      `the broker refused a ${kind}`,
+    );
   }
 }

@@ -15,6 +15,8 @@ import { diskFullMessage } from '../kit/disk-full.js';
 import { UNCLAIMED_OWNER } from '../access/plugin-claims.js';
 import type { FetchedDescriptor } from '../adapters/descriptor-fetch.js';
 import { isReference, ReferenceRegistrations } from '../adapters/mqtt-register-reference.js';
+import { RegistrationQueue, type WaitingRegistration } from './registration-queue.js';
+import { LogWindow } from '../kit/log-window.js';
 
 export interface MqttLifecycleDeps {
   bus: CoreBus;
@@ -34,11 +36,13 @@ export interface MqttLifecycleDeps {
   now?: () => number;
 }
 
-/** A registration waiting its turn: as received, or already parsed (a descriptor fetched by reference). */
-interface QueuedRegistration {
+/** A registration waiting its turn: as received, or a descriptor fetched by reference. */
+interface QueuedRegistration extends WaitingRegistration {
   message: IncomingMessage;
-  body?: Record<string, unknown>;
-  /** Where a fetched descriptor came from, named in its errors. */
+  /** The payload as a JSON object; undefined when it is not one (then parseErrors say why). */
+  body: Record<string, unknown> | undefined;
+  parseErrors: ValidationIssue[];
+  /** Where a fetched descriptor came from, named in its errors; undefined for one received as it is. */
   origin?: string;
 }
 
@@ -57,10 +61,11 @@ export class MqttLifecycle {
   private timer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
   /** Registrations waiting their turn: one is handled per event-loop turn (see queueRegistration). */
-  private readonly registrations: QueuedRegistration[] = [];
+  private readonly registrations = new RegistrationQueue<QueuedRegistration>();
   private readonly references: ReferenceRegistrations;
   private registering = false;
-  readonly counters = { rejected: 0, acked: 0, heartbeats: 0, stale_wills_ignored: 0, reregister_sent: 0 };
+  readonly counters = { rejected: 0, acked: 0, heartbeats: 0, stale_wills_ignored: 0, reregister_sent: 0, not_queued: 0 };
+  private readonly notQueuedLog = new LogWindow();
 
   constructor(private readonly deps: MqttLifecycleDeps) {
     this.now = deps.now ?? Date.now;
@@ -69,7 +74,7 @@ export class MqttLifecycle {
       ...(deps.mayUsePluginId ? { mayUsePluginId: deps.mayUsePluginId } : {}),
       log: deps.log,
       reject: (pluginId, errors, message, replyOnInvalid) => this.reject(pluginId, errors, message, replyOnInvalid),
-      register: (message, body, origin) => this.enqueue({ message, body, origin }),
+      register: (message, body, origin) => this.enqueue(message, body, origin),
     });
   }
 
@@ -79,7 +84,7 @@ export class MqttLifecycle {
       fn(m).catch((err: unknown) => this.deps.log.error({ err, topic: m.topic }, 'lifecycle handler failed'));
     };
     this.unsubscribers.push(
-      await bus.subscribe(filters.register, (m) => this.enqueue({ message: m })),
+      await bus.subscribe(filters.register, (m) => this.enqueue(m)),
       await bus.subscribe(
         filters.unregister,
         guard((m) => this.onUnregister(m)),
@@ -102,7 +107,7 @@ export class MqttLifecycle {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     // Registrations not handled yet are dropped with the Core: their plugins re-register on its next birth.
-    this.registrations.length = 0;
+    this.registrations.clear();
     try {
       await this.deps.bus.publish(topics.coreStatus(), JSON.stringify({ online: false, ts: this.now() }), {
         qos: 1,
@@ -149,8 +154,50 @@ export class MqttLifecycle {
    * the event loop, in arrival order, lets invocations and HTTP requests in between instead of waiting
    * for the whole burst.
    */
-  private enqueue(registration: QueuedRegistration): void {
-    this.registrations.push(registration);
+  private enqueue(message: IncomingMessage, fetched?: Record<string, unknown>, origin?: string): void {
+    const parsed = fetched ? ({ ok: true, value: fetched } as const) : parseJsonPayload(message.payload, this.deps.max_payload_bytes);
+    const body = parsed.ok ? parsed.value : undefined;
+    const registration: QueuedRegistration = {
+      message,
+      body,
+      parseErrors: parsed.ok ? [] : parsed.errors,
+      client: message.publisher?.clientId,
+      pluginId: body ? (registrationIdOf(body) ?? undefined) : undefined,
+      bytes: message.payload.length,
+      ...(origin !== undefined ? { origin } : {}),
+    };
+    const outcome = this.registrations.push(registration);
+    if (!outcome.queued) {
+      this.counters.not_queued++;
+      const suppressed = this.notQueuedLog.admit(registration.client ?? '');
+      if (suppressed !== undefined) {
+        this.deps.log.warn(
+          {
+            plugin_id: registration.pluginId,
+            client: registration.client,
+            reason: outcome.reason,
+            ...(suppressed > 0 ? { similar_not_logged: suppressed } : {}),
+          },
+          'registration not queued',
+        );
+      }
+      // Over the total limits the Core is flooded by others: no answer, so a plugin's SDK retries as it does
+      // for any unanswered registration instead of giving up. Over its own limit the sender is told, on the
+      // shared _invalid topic to the sender alone: the id's own ack topic belongs to whoever owns the id,
+      // which the sender has not been checked against yet.
+      if (outcome.limit === 'total') return;
+      void this.ack(
+        null,
+        {
+          plugin_id: null,
+          ok: false,
+          errors: [{ path: '', message: outcome.reason }],
+          ...(message.publisher ? { client_id: message.publisher.clientId } : {}),
+        },
+        message.publisher,
+      ).catch((err: unknown) => this.deps.log.warn({ err }, 'could not answer a registration that was not queued'));
+      return;
+    }
     if (this.registering) return;
     this.registering = true;
     setImmediate(this.nextRegistration);
@@ -161,21 +208,15 @@ export class MqttLifecycle {
     if (next) {
       this.onRegister(next).catch((err: unknown) => this.deps.log.error({ err, topic: next.message.topic }, 'lifecycle handler failed'));
     }
-    if (this.registrations.length > 0) setImmediate(this.nextRegistration);
+    if (this.registrations.size > 0) setImmediate(this.nextRegistration);
     else this.registering = false;
   };
 
-  private async onRegister({ message, body: fetched, origin }: QueuedRegistration): Promise<void> {
-    let body = fetched;
-    if (!body) {
-      const parsed = parseJsonPayload(message.payload, this.deps.max_payload_bytes);
-      if (!parsed.ok) return this.reject(null, parsed.errors, message);
-      body = parsed.value;
-      // The descriptor is fetched off this queue; the fetched one comes back through it.
-      if (isReference(body)) return this.references.resolve(message, body);
-    }
-    const rawId =
-      typeof body.id === 'string' ? body.id : typeof body.plugin_id === 'string' ? body.plugin_id : typeof body.name === 'string' ? body.name : null;
+  private async onRegister({ message, body, parseErrors, origin }: QueuedRegistration): Promise<void> {
+    if (!body) return this.reject(null, parseErrors, message);
+    // The descriptor is fetched off this queue; the fetched one comes back through it.
+    if (origin === undefined && isReference(body)) return this.references.resolve(message, body);
+    const rawId = registrationIdOf(body);
     const errors: ValidationIssue[] = [];
     const envelope = validatePayload('register', body);
     if (!envelope.ok) errors.push(...envelope.errors);
@@ -337,4 +378,11 @@ export class MqttLifecycle {
       }
     }
   }
+}
+
+/** The id a registration names: `id`, else HomeClaw's `plugin_id`, else its `name` (checked later). */
+function registrationIdOf(body: Record<string, unknown>): string | null {
+  if (typeof body.id === 'string') return body.id;
+  if (typeof body.plugin_id === 'string') return body.plugin_id;
+  return typeof body.name === 'string' ? body.name : null;
 }

@@ -1,0 +1,29 @@
+// One log line per key per window, with the count of the ones left out: a client repeating the same
+// mistake thousands of times a second must not turn into a log line each (the disk fills, the real
+// lines drown).
+
+export class LogWindow {
+  private readonly last = new Map<string, { at: number; suppressed: number }>();
+
+  constructor(
+    private readonly windowMs = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Undefined when a line for this key was logged within the window (this one is counted); else the
+   * number of lines left out since the last one, to add to the line about to be logged.
+   */
+  admit(key: string): number | undefined {
+    const now = this.now();
+    const seen = this.last.get(key);
+    if (seen && now - seen.at < this.windowMs) {
+      seen.suppressed++;
+      return undefined;
+    }
+    // Keys of clients long gone are dropped when the map grows; a window is all they would be kept for.
+    if (this.last.size >= 10_000) this.last.clear();
+    this.last.set(key, { at: now, suppressed: 0 });
+    return seen?.suppressed ?? 0;
+  }
+}

@@ -53,6 +53,7 @@ import { Registry } from './registry/registry.js';
 import { removeBridgedPlugins, startZigbee2mqtt, zigbee2mqttPayloadCap } from './bridges/zigbee2mqtt/index.js';
 import { SqliteLastChannelStore } from './channels/last-channel-store.js';
 import { createNotifier, pluginNotifyPolicy } from './channels/notifier.js';
+import { NotificationBudget } from './channels/notification-budget.js';
 import { startPluginNotifyListener } from './channels/plugin-notify-listener.js';
 import { startTaskScheduler, type TaskScheduler } from './channels/task-scheduler.js';
 import { ProfileUpdates } from './conversation/profile-updates.js';
@@ -153,6 +154,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       lastChannels,
       default_channel: config.notifications.default_channel,
       mayNotify: pluginNotifyPolicy(policy, registry),
+      budget: new NotificationBudget(config.notifications.max_per_minute),
       log: log.child({ room: 'channels', component: 'notifier' }),
     });
     const notifyDeps = {

@@ -57,7 +57,7 @@ export function buildCoreAdapters(ctx: CoreAdaptersContext): CoreAdapters {
     hot_reload: config.plugins.hot_reload,
     python: python.folders,
     keep_record: python.ownsRecord,
-    notify: (pluginId, notification) => ctx.notifier.notify({ ...notification, plugin_id: pluginId }),
+    notify: (pluginId, notification) => ctx.notifier.notify({ ...notification, plugin_id: pluginId, budgeted: true }),
     check_targets: (descriptor) => checkTargets(selfTarget, descriptor),
   });
   const http = createHttpAdapter({ registry, log: logFor('http'), liveness: config.liveness, guard: selfTarget });

@@ -145,7 +145,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
   };
 
   const publishWarnings = new LogWindow();
-  /** A client repeating a refused publish is logged once per window, with the count left out. */
+  /** A client repeating a refused publish or subscription is logged once per window, with the count left out. */
   const warnPerClient = (client: Client, kind: string, detail: Record<string, unknown>, message: string): void => {
     const suppressed = publishWarnings.admit(`${kind}\u0000${client.id}`);
     if (suppressed !== undefined) log.warn({ ...detail, ...(suppressed > 0 ? { similar_not_logged: suppressed } : {}) }, message);
@@ -288,7 +288,9 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
       const identity = identities.get(client);
       const decision = identity ? authorizeSubscribeFilter(identity, subscription.topic, acl) : ({ allowed: false, reason: 'not authenticated' } as const);
       if (!decision.allowed) {
-        log.warn(
+        warnPerClient(
+          client,
+          'subscribe-denied',
           { clientId: client.id, username: identity?.username, role: identity?.role, filter: subscription.topic, reason: decision.reason },
           'subscribe denied',
         );

@@ -1,7 +1,8 @@
 // Messages for a user that nobody asked for in this exchange: a plugin's notify, a reminder, a scheduled
 // task's result. They go to the channel the user last spoke on (a channel nobody listens to is skipped
 // when the broker can tell), else to notifications.default_channel, as a channel reply of kind
-// "notification" with a fresh request_id. The sending plugin must be one the user may reach.
+// "notification" with a fresh request_id. The sending plugin must be one the user may reach, and within
+// its budget of messages to that user.
 import { randomUUID } from 'node:crypto';
 import type { AccessPolicy } from '../access/policy.js';
 import type { CoreBus } from '../bus/core-bus.js';
@@ -11,12 +12,19 @@ import { topics } from '../protocol/topics.js';
 import type { ChannelMessageOut, NotifyErrorCode } from '../protocol/types.js';
 import type { RegistryApi } from '../registry/registry-api.js';
 import type { LastChannel } from './last-channel-store.js';
+import type { NotificationBudget } from './notification-budget.js';
+import { LogWindow } from '../kit/log-window.js';
 
 export interface Notification {
   user_id: string;
   text: string;
   /** The plugin the message comes from (its policy is checked); absent for the Core's own messages. */
   plugin_id?: string;
+  /**
+   * Sent on the plugin's own initiative (its notify), so counted against its budget for this user; a
+   * task's result runs on a schedule the user configured and is not.
+   */
+  budgeted?: boolean;
   /** Deliver here instead of the user's last channel (a task configured with a channel). */
   channel?: string;
   /** Deliver here when the user has no last channel and no default channel is configured. */
@@ -54,11 +62,14 @@ export interface NotifierDeps {
   default_channel: string | null;
   /** Without one, every plugin may notify every user (a Core without per-user policy). */
   mayNotify?: PluginNotifyPolicy;
+  /** How many messages a plugin may send one user; without one, no limit (the Core's own messages have none). */
+  budget?: NotificationBudget;
   log: Logger;
 }
 
 export function createNotifier(deps: NotifierDeps): Notifier {
   const mayNotify = deps.mayNotify ?? ((): boolean => true);
+  const refusals = new LogWindow();
   const listened = (channel: string): boolean => deps.bus.hasSubscribers?.(topics.channelOut(channel)) !== false;
 
   function target(notification: Notification): { channel: string; session_id?: string } | undefined {
@@ -79,6 +90,16 @@ export function createNotifier(deps: NotifierDeps): Notifier {
       if (notification.plugin_id && !mayNotify(notification.user_id, notification.plugin_id)) {
         log.warn('notification refused: the user may not reach this plugin');
         return { ok: false, error_code: 'forbidden', error: `user "${notification.user_id}" may not reach plugin "${notification.plugin_id}"` };
+      }
+      if (notification.budgeted && notification.plugin_id && deps.budget && !deps.budget.take(notification.plugin_id, notification.user_id)) {
+        const suppressed = refusals.admit(`${notification.plugin_id}\u0000${notification.user_id}`);
+        if (suppressed !== undefined)
+          log.warn({ ...(suppressed > 0 ? { similar_not_logged: suppressed } : {}) }, 'notification refused: too many from this plugin');
+        return {
+          ok: false,
+          error_code: 'rate_limited',
+          error: `plugin "${notification.plugin_id}" sent user "${notification.user_id}" more than ${deps.budget.perMinute} messages in the last minute (notifications.max_per_minute); this one was not delivered`,
+        };
       }
       const where = target(notification);
       if (!where) {

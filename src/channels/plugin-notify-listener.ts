@@ -72,7 +72,7 @@ export async function startPluginNotifyListener(deps: PluginNotifyListenerDeps):
       return;
     }
     const { user_id, text, notify_id } = valid.value;
-    const outcome = await deps.notifier.notify({ user_id, text, plugin_id: pluginId });
+    const outcome = await deps.notifier.notify({ user_id, text, plugin_id: pluginId, budgeted: true });
     const ids = { user_id, ...(notify_id !== undefined ? { notify_id } : {}) };
     await answer(
       pluginId,

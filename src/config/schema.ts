@@ -228,6 +228,8 @@ export const Zigbee2mqttSchema = section({
 export const NotificationsSchema = section({
   /** Where a message for a user goes when they have no last channel anyone listens to; null: none. */
   default_channel: nullableString({ pattern: channelName }),
+  /** Messages one plugin may send one user per minute (bursts up to this many); more are refused as rate_limited. */
+  max_per_minute: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
 });
 
 export const SchedulerSchema = section({

@@ -15,7 +15,7 @@ import { diskFullMessage } from '../kit/disk-full.js';
 import { UNCLAIMED_OWNER } from '../access/plugin-claims.js';
 import type { FetchedDescriptor } from '../adapters/descriptor-fetch.js';
 import { isReference, ReferenceRegistrations } from '../adapters/mqtt-register-reference.js';
-import { RegistrationQueue, type WaitingRegistration } from './registration-queue.js';
+import { RegistrationQueue, type RegistrationQueueLimits, type WaitingRegistration } from './registration-queue.js';
 import { LogWindow } from '../kit/log-window.js';
 
 export interface MqttLifecycleDeps {
@@ -24,6 +24,8 @@ export interface MqttLifecycleDeps {
   log: Logger;
   liveness: LivenessConfig;
   max_payload_bytes: number;
+  /** Limits of the registrations waiting their turn; the defaults suit a house (see registration-queue). */
+  registration_limits?: Partial<RegistrationQueueLimits>;
   /** Credentials may restrict which ids a client can claim; undefined allows any id. */
   mayUsePluginId?: (publisher: PublisherIdentity | undefined, pluginId: string) => boolean;
   /**
@@ -61,7 +63,7 @@ export class MqttLifecycle {
   private timer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
   /** Registrations waiting their turn: one is handled per event-loop turn (see queueRegistration). */
-  private readonly registrations = new RegistrationQueue<QueuedRegistration>();
+  private readonly registrations: RegistrationQueue<QueuedRegistration>;
   private readonly references: ReferenceRegistrations;
   private registering = false;
   readonly counters = { rejected: 0, acked: 0, heartbeats: 0, stale_wills_ignored: 0, reregister_sent: 0, not_queued: 0 };
@@ -69,6 +71,7 @@ export class MqttLifecycle {
 
   constructor(private readonly deps: MqttLifecycleDeps) {
     this.now = deps.now ?? Date.now;
+    this.registrations = new RegistrationQueue(deps.registration_limits);
     this.references = new ReferenceRegistrations({
       ...(deps.descriptorFetcher ? { fetcher: deps.descriptorFetcher } : {}),
       ...(deps.mayUsePluginId ? { mayUsePluginId: deps.mayUsePluginId } : {}),

@@ -348,7 +348,7 @@ export interface PluginNotifyAck {
    */
   channel?: string;
   error?: string;
-  error_code?: 'invalid' | 'forbidden' | 'no_channel' | 'failed';
+  error_code?: 'invalid' | 'forbidden' | 'no_channel' | 'rate_limited' | 'failed';
 }
 
 /**

@@ -135,7 +135,7 @@ export interface ConnectedPlugin {
   /**
    * Sends a user a message outside any request (a reminder, an alert): the Core delivers it on the
    * user's last channel. Resolves with that channel; rejects with PluginNotifyError (code forbidden,
-   * no_channel, invalid, failed, timeout or not_connected).
+   * no_channel, rate_limited, invalid, failed, timeout or not_connected).
    */
   notify(userId: string, text: string, options?: { timeout_ms?: number }): Promise<{ channel: string }>;
   close(options?: CloseOptions): Promise<void>;

@@ -153,4 +153,20 @@ describe('Core MCP server over streamable HTTP', () => {
     });
     expect(stale.status).toBe(404);
   });
+
+  it("a token's sessions beyond its limit close, least recently used first; another user's are untouched", async () => {
+    core = await startTestCore({ maxSessions: 2, userTokens: { 'token-of-bob': 'bob' } });
+    const bob = await connect(core.url, 'token-of-bob');
+    const first = await connect(core.url);
+    const second = await connect(core.url);
+    await second.client.listTools();
+    await first.client.listTools();
+    // A third admin session: the admin's least recently used one (second) is closed, not bob's.
+    const third = await connect(core.url);
+    await waitFor(() => core!.routes.sessionCount() === 3, 2000, 'sessions beyond the limit closed');
+    await expect(second.client.listTools()).rejects.toThrow(/404|not found/i);
+    expect((await first.client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await third.client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await bob.client.listTools()).tools.length).toBeGreaterThan(0);
+  });
 });

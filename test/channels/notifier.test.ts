@@ -4,6 +4,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SqliteLastChannelStore } from '../../src/channels/last-channel-store.js';
+import { NotificationBudget } from '../../src/channels/notification-budget.js';
 import { createNotifier, type NotifierDeps } from '../../src/channels/notifier.js';
 import { silentLogger } from '../../src/log.js';
 import type { ChannelMessageOut } from '../../src/protocol/types.js';
@@ -23,6 +24,7 @@ function setup(options: Partial<NotifierDeps> & { listened?: Set<string> } = {})
     default_channel: options.default_channel ?? null,
     log: silentLogger(),
     ...(options.mayNotify ? { mayNotify: options.mayNotify } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   });
   return { notifier, lastChannels, published };
 }
@@ -65,5 +67,20 @@ describe('notifier', () => {
     expect(await notifier.notify({ user_id: 'kid', text: '  ' })).toMatchObject({ ok: false, error_code: 'invalid' });
     expect(await notifier.notify({ user_id: 'kid', text: 'Bedtime', plugin_id: 'reminders' })).toMatchObject({ ok: true });
     expect(published.map((p) => p.message.text)).toEqual(['Bedtime']);
+  });
+
+  it("refuses a plugin's own messages past its budget for that user, with the reason; a scheduled task's are not counted", async () => {
+    const { notifier, lastChannels, published } = setup({ budget: new NotificationBudget(2) });
+    lastChannels.remember('alice', 'phone', 's');
+    const own = { user_id: 'alice', text: 'Motion in the garden', plugin_id: 'camera', budgeted: true };
+    expect(await notifier.notify(own)).toMatchObject({ ok: true });
+    expect(await notifier.notify(own)).toMatchObject({ ok: true });
+    expect(await notifier.notify(own)).toEqual({
+      ok: false,
+      error_code: 'rate_limited',
+      error: 'plugin "camera" sent user "alice" more than 2 messages in the last minute (notifications.max_per_minute); this one was not delivered',
+    });
+    expect(await notifier.notify({ user_id: 'alice', text: 'Daily report', plugin_id: 'camera' })).toMatchObject({ ok: true });
+    expect(published.map((p) => p.message.text)).toEqual(['Motion in the garden', 'Motion in the garden', 'Daily report']);
   });
 });

@@ -76,7 +76,7 @@ async function startCore(dataDir?: string): Promise<void> {
     ...(dataDir ? { dataDir } : {}),
     overrides: {
       broker: { port },
-      notifications: { default_channel: 'board' },
+      notifications: { default_channel: 'board', max_per_minute: 5 },
       scheduler: { user_id: 'alice' },
       policy: { users: { kid: { deny: ['doorbell'] } }, require_confirmation: [] },
     },
@@ -118,6 +118,22 @@ describe('homeclaw/plugins/notify and the SDK notify()', () => {
     const waiting = notificationOn(board, 'board', 'Parcel for Bob.');
     expect(await doorbell.notify('bob', 'Parcel for Bob.')).toEqual({ event: 'notified', channel: 'board' });
     expect((await waiting).json<ChannelMessageOut>()).toMatchObject({ user_id: 'bob' });
+  });
+
+  it('refuses a plugin that sends one user more than notifications.max_per_minute, and says so', async () => {
+    const outcomes = [];
+    for (let i = 0; i < 7; i++) outcomes.push(await doorbell.notify('carol', `Ring ${i}`));
+    expect(outcomes.slice(0, 5)).toEqual(Array(5).fill({ event: 'notified', channel: 'board' }));
+    expect(outcomes.slice(5)).toEqual(
+      Array(2).fill({
+        event: 'refused',
+        name: 'PluginNotifyError',
+        code: 'rate_limited',
+        message: 'plugin "doorbell" sent user "carol" more than 5 messages in the last minute (notifications.max_per_minute); this one was not delivered',
+      }),
+    );
+    // Another user has a budget of their own.
+    expect(await doorbell.notify('dave', 'Ring for Dave')).toEqual({ event: 'notified', channel: 'board' });
   });
 
   it("refuses a plugin the user's policy does not let them reach, and says so", async () => {

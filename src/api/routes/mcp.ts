@@ -20,7 +20,15 @@ export interface McpRouteDeps extends McpServerDeps {
   session_idle_timeout_ms?: number;
   /** Default '/mcp'. */
   path?: string;
+  /** Sessions one principal (the admin, or one user) may hold; a new one closes its least recently used. Default 32. */
+  max_sessions_per_principal?: number;
 }
+
+/**
+ * Each session holds an MCP server and a transport (~56 KB) for up to the idle timeout: without a bound a
+ * single user token could open sessions until the Core runs out of memory. A real client holds one or two.
+ */
+export const MAX_MCP_SESSIONS_PER_PRINCIPAL = 32;
 
 export interface McpRoutes {
   sessionCount(): number;
@@ -70,6 +78,15 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Mcp
     Math.max(50, Math.min(idleMs / 4, 60_000)),
   );
   sweep.unref();
+
+  const perPrincipal = deps.max_sessions_per_principal ?? MAX_MCP_SESSIONS_PER_PRINCIPAL;
+  /** The principal's least recently used sessions beyond its limit are closed; their clients get 404 and initialize again. */
+  const closeOldestBeyondLimit = (principal: Principal): void => {
+    const own = [...sessions].filter(([, session]) => samePrincipal(session.principal, principal));
+    if (own.length <= perPrincipal) return;
+    own.sort(([, a], [, b]) => a.last_seen - b.last_seen);
+    for (const [id] of own.slice(0, own.length - perPrincipal)) void closeSession(id, `more than ${perPrincipal} sessions for this token`);
+  };
 
   const closeAllSessions = async (): Promise<void> => {
     await Promise.all([...sessions.keys()].map((id) => closeSession(id, 'server closing')));
@@ -136,6 +153,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Mcp
         session = { transport, mcp, last_seen: Date.now(), principal };
         sessions.set(sessionId, session);
         log.info({ mcp_session: sessionId, sessions: sessions.size }, 'MCP session started');
+        closeOldestBeyondLimit(principal);
       },
     });
     transport.onclose = () => {

@@ -1,11 +1,12 @@
 // The embedded Aedes broker: TCP and WebSocket listeners with TCP_NODELAY, authentication against the
 // credential store, and the ACL of acl.ts on every publish and subscribe.
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { Aedes, type AedesPublishPacket, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
 import { WebSocketServer, createWebSocketStream } from 'ws';
 import type { Logger } from '../log.js';
 import { PublishTurns } from './publish-turns.js';
+import { PendingConnections } from './pending-connections.js';
 import { LogWindow } from '../kit/log-window.js';
 import { anonymousAllowed, authorizePublishTopic, authorizeSubscribeFilter, type AclContext, type AnonymousSetting, type ClientIdentity } from './acl.js';
 import { mayUseClientId, takesBackOwnSdkId, type ClientIdHolders } from './client-id-claims.js';
@@ -308,7 +309,30 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
   aedes.on('connectionError', (_client, error) => log.debug({ err: error.message }, 'connection error'));
 
   const sockets = new Set<Socket>();
+  const pending = new PendingConnections<Socket>();
+  const connectionWarnings = new LogWindow();
+  /** Counts a connection until it logs in; false (and the socket is closed) over the limits. */
+  const admitConnection = (socket: Socket): boolean => {
+    const address = socket.remoteAddress ?? 'unknown';
+    const refusal = pending.admit(socket, address);
+    if (refusal === undefined) {
+      socket.once('close', () => pending.settle(socket));
+      return true;
+    }
+    const suppressed = connectionWarnings.admit(address);
+    if (suppressed !== undefined)
+      log.warn({ address, reason: refusal, ...(suppressed > 0 ? { similar_not_logged: suppressed } : {}) }, 'connection closed before login: too many waiting');
+    socket.destroy();
+    return false;
+  };
+  aedes.on('client', (client) => {
+    const conn = client.conn as unknown;
+    if (conn instanceof Socket) pending.settle(conn);
+    const upgraded = client.req?.socket;
+    if (upgraded instanceof Socket) pending.settle(upgraded);
+  });
   const tcpServer = createServer((socket) => {
+    if (!admitConnection(socket)) return;
     socket.setNoDelay(noDelay);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -329,6 +353,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         response.writeHead(426, { 'content-type': 'text/plain' }).end('MQTT over WebSocket only\n');
       });
       httpServer.on('connection', (socket: Socket) => {
+        if (!admitConnection(socket)) return;
         socket.setNoDelay(noDelay);
         sockets.add(socket);
         socket.once('close', () => sockets.delete(socket));

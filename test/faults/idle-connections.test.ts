@@ -1,0 +1,64 @@
+// Attack: TCP connections to the MQTT port that never log in. The broker closes each after its connect
+// timeout, but nothing bounded how many could wait at once: 15,000 from one process held 15,000 file
+// descriptors and 275 MB of the Core, and past the descriptor limit nothing could connect. Defence: at most
+// 128 connections per address and 1,024 in all may wait for their login; more are closed at once.
+import { createConnection, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PENDING_PER_ADDRESS } from '../../src/bus/pending-connections.js';
+import { connectPlugin, silentSdkLogger } from '../../src/sdk/index.js';
+import { startTestCore, type TestCore } from '../helpers/core.js';
+
+let core: TestCore;
+const held: Socket[] = [];
+
+beforeAll(async () => {
+  core = await startTestCore();
+}, 120_000);
+
+afterAll(async () => {
+  for (const socket of held) socket.destroy();
+  await core?.cleanup();
+});
+
+/** Opens a raw TCP connection from `localAddress` and reports whether the broker closed it within 1 s. */
+function openIdle(localAddress: string): Promise<{ socket: Socket; closedAtOnce: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port: Number(core.mqttPort), localAddress });
+    socket.on('error', () => {});
+    socket.once('connect', () => {
+      held.push(socket);
+      const timer = setTimeout(() => resolve({ socket, closedAtOnce: false }), 1000);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        resolve({ socket, closedAtOnce: true });
+      });
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe('connections that never log in', () => {
+  it(`at most ${MAX_PENDING_PER_ADDRESS} wait per address; more are closed at once, and others still connect`, async () => {
+    const results = await Promise.all(Array.from({ length: MAX_PENDING_PER_ADDRESS + 20 }, () => openIdle('127.0.0.2')));
+    const closed = results.filter((r) => r.closedAtOnce).length;
+    expect(closed).toBe(20);
+    // A plugin from another address connects and registers meanwhile.
+    const plugin = await connectPlugin({
+      url: core.mqttUrl,
+      log: silentSdkLogger(),
+      descriptor: {
+        id: 'porch-light',
+        name: 'Porch light',
+        description: 'Switches the porch light.',
+        capabilities: [{ id: 'on', description: 'On.', parameters: [] }],
+      },
+      handlers: { on: () => 'on' },
+    });
+    expect(core.ctx.registry.get('porch-light')?.state).toBe('online');
+    await plugin.close();
+    // Once the waiting ones go, the address may connect again.
+    for (const socket of held.splice(0)) socket.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await openIdle('127.0.0.2')).closedAtOnce).toBe(false);
+  }, 60_000);
+});

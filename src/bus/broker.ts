@@ -145,12 +145,10 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     packet.retain = false;
   };
 
-  const publishWarnings = new LogWindow();
-  /** A client repeating a refused publish or subscription is logged once per window, with the count left out. */
-  const warnPerClient = (client: Client, kind: string, detail: Record<string, unknown>, message: string): void => {
-    const suppressed = publishWarnings.admit(`${kind}\u0000${client.id}`);
-    if (suppressed !== undefined) log.warn({ ...detail, ...(suppressed > 0 ? { similar_not_logged: suppressed } : {}) }, message);
-  };
+  /** Refusals repeated by one client or address are logged once per window, with the count left out. */
+  const warnings = new LogWindow();
+  const warnPerClient = (client: Client, kind: string, detail: Record<string, unknown>, message: string): void =>
+    warnings.warn(log, `${kind}\u0000${client.id}`, detail, message);
 
   /** The publish checks: size, authentication, retained commands, the ACL. A refused message is dropped, not refused on the wire. */
   const authorizePublish = (client: Client, packet: PublishPacket, done: (error: Error | null) => void): void => {
@@ -310,7 +308,6 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
 
   const sockets = new Set<Socket>();
   const pending = new PendingConnections<Socket>();
-  const connectionWarnings = new LogWindow();
   /** Counts a connection until it logs in; false (and the socket is closed) over the limits. */
   const admitConnection = (socket: Socket): boolean => {
     const address = socket.remoteAddress ?? 'unknown';
@@ -319,9 +316,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
       socket.once('close', () => pending.settle(socket));
       return true;
     }
-    const suppressed = connectionWarnings.admit(address);
-    if (suppressed !== undefined)
-      log.warn({ address, reason: refusal, ...(suppressed > 0 ? { similar_not_logged: suppressed } : {}) }, 'connection closed before login: too many waiting');
+    warnings.warn(log, `connection\u0000${address}`, { address, reason: refusal }, 'connection closed before login: too many waiting');
     socket.destroy();
     return false;
   };

@@ -97,11 +97,12 @@ export class ReasonLog {
   }
 
   refused(kind: 'publish' | 'subscribe', code: number, detail: Record<string, unknown>): void {
-    const suppressed = this.window.admit(`${kind}:${code}`);
-    if (suppressed === undefined) return;
-    this.log.warn(
-      { ...detail, reason: describeReasonCode(code), reason_code: code, ...(suppressed > 0 ? { similar_refusals_not_logged: suppressed } : {}) },
+    this.window.warn(
+      this.log,
+      `${kind}:${code}`,
+      { ...detail, reason: describeReasonCode(code), reason_code: code },
       `the broker refused a ${kind}`,
+      'similar_refusals_not_logged',
     );
   }
 }

@@ -92,9 +92,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         return { ok: false, error_code: 'forbidden', error: `user "${notification.user_id}" may not reach plugin "${notification.plugin_id}"` };
       }
       if (notification.budgeted && notification.plugin_id && deps.budget && !deps.budget.take(notification.plugin_id, notification.user_id)) {
-        const suppressed = refusals.admit(`${notification.plugin_id}\u0000${notification.user_id}`);
-        if (suppressed !== undefined)
-          log.warn({ ...(suppressed > 0 ? { similar_not_logged: suppressed } : {}) }, 'notification refused: too many from this plugin');
+        refusals.warn(log, `${notification.plugin_id}\u0000${notification.user_id}`, {}, 'notification refused: too many from this plugin');
         return {
           ok: false,
           error_code: 'rate_limited',

@@ -1,6 +1,7 @@
 // One log line per key per window, with the count of the ones left out: a client repeating the same
 // mistake thousands of times a second must not turn into a log line each (the disk fills, the real
 // lines drown).
+import type { Logger } from '../log.js';
 
 export class LogWindow {
   private readonly last = new Map<string, { at: number; suppressed: number }>();
@@ -25,5 +26,12 @@ export class LogWindow {
     if (this.last.size >= 10_000) this.last.clear();
     this.last.set(key, { at: now, suppressed: 0 });
     return seen?.suppressed ?? 0;
+  }
+
+  /** Logs a warning unless one for this key was logged within the window; `countField` carries the ones left out. */
+  warn(log: Logger, key: string, detail: Record<string, unknown>, message: string, countField = 'similar_not_logged'): void {
+    const suppressed = this.admit(key);
+    if (suppressed === undefined) return;
+    log.warn({ ...detail, ...(suppressed > 0 ? { [countField]: suppressed } : {}) }, message);
   }
 }

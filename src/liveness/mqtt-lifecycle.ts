@@ -172,18 +172,12 @@ export class MqttLifecycle {
     const outcome = this.registrations.push(registration);
     if (!outcome.queued) {
       this.counters.not_queued++;
-      const suppressed = this.notQueuedLog.admit(registration.client ?? '');
-      if (suppressed !== undefined) {
-        this.deps.log.warn(
-          {
-            plugin_id: registration.pluginId,
-            client: registration.client,
-            reason: outcome.reason,
-            ...(suppressed > 0 ? { similar_not_logged: suppressed } : {}),
-          },
-          'registration not queued',
-        );
-      }
+      this.notQueuedLog.warn(
+        this.deps.log,
+        registration.client ?? '',
+        { plugin_id: registration.pluginId, client: registration.client, reason: outcome.reason },
+        'registration not queued',
+      );
       // Over the total limits the Core is flooded by others: no answer, so a plugin's SDK retries as it does
       // for any unanswered registration instead of giving up. Over its own limit the sender is told, on the
       // shared _invalid topic to the sender alone: the id's own ack topic belongs to whoever owns the id,

@@ -208,7 +208,23 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     return undefined;
   };
 
+  const pending = new PendingConnections<Socket>();
+  /** The socket under a client, TCP or the one a WebSocket was upgraded from. */
+  const socketOf = (client: Client): Socket | undefined => {
+    const conn = client.conn as unknown;
+    if (conn instanceof Socket) return conn;
+    const upgraded = client.req?.socket;
+    return upgraded instanceof Socket ? upgraded : undefined;
+  };
+
   const aedes = await Aedes.createBroker({
+    // CONNECT arrived: from here the login guard bounds the connection, not the count of silent ones.
+    preConnect: (client, _packet, done) => {
+      const socket = socketOf(client);
+      if (socket) pending.settle(socket);
+      done(null, true);
+    },
+
     authenticate: (client, username, password, done) => {
       const clientId = client.id;
       const existing = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[clientId];
@@ -307,27 +323,17 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
   aedes.on('connectionError', (_client, error) => log.debug({ err: error.message }, 'connection error'));
 
   const sockets = new Set<Socket>();
-  const pending = new PendingConnections<Socket>();
-  /** Counts a connection until it logs in; false (and the socket is closed) over the limits. */
-  const admitConnection = (socket: Socket): boolean => {
-    const address = socket.remoteAddress ?? 'unknown';
-    const refusal = pending.admit(socket, address);
-    if (refusal === undefined) {
-      socket.once('close', () => pending.settle(socket));
-      return true;
-    }
-    warnings.warn(log, `connection\u0000${address}`, { address, reason: refusal }, 'connection closed before login: too many waiting');
-    socket.destroy();
-    return false;
+  /** Counts a connection until it sends CONNECT; over the limits the oldest silent one is closed to make room. */
+  const admitConnection = (socket: Socket): void => {
+    socket.once('close', () => pending.settle(socket));
+    const eviction = pending.admit(socket, socket.remoteAddress ?? 'unknown');
+    if (!eviction) return;
+    const { address, reason } = eviction;
+    warnings.warn(log, `connection\u0000${address}`, { address, reason }, 'connection closed: sent no login, and too many wait');
+    eviction.connection.destroy();
   };
-  aedes.on('client', (client) => {
-    const conn = client.conn as unknown;
-    if (conn instanceof Socket) pending.settle(conn);
-    const upgraded = client.req?.socket;
-    if (upgraded instanceof Socket) pending.settle(upgraded);
-  });
   const tcpServer = createServer((socket) => {
-    if (!admitConnection(socket)) return;
+    admitConnection(socket);
     socket.setNoDelay(noDelay);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -348,7 +354,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         response.writeHead(426, { 'content-type': 'text/plain' }).end('MQTT over WebSocket only\n');
       });
       httpServer.on('connection', (socket: Socket) => {
-        if (!admitConnection(socket)) return;
+        admitConnection(socket);
         socket.setNoDelay(noDelay);
         sockets.add(socket);
         socket.once('close', () => sockets.delete(socket));

@@ -12,6 +12,7 @@ import { anonymousAllowed, authorizePublishTopic, authorizeSubscribeFilter, type
 import { mayUseClientId, takesBackOwnSdkId, type ClientIdHolders } from './client-id-claims.js';
 import { mayOpenMqttWebSocket } from './websocket-origin.js';
 import type { CredentialVerifier } from './credentials.js';
+import { LoginConnections } from './login-connections.js';
 import { LoginGuard, type LoginLimits } from './login-guard.js';
 import { isCommandTopic } from '../protocol/topics.js';
 
@@ -33,6 +34,8 @@ export interface EmbeddedBrokerOptions {
   credentials?: CredentialVerifier;
   /** Backoff, concurrency and cache of password checks (defaults: DEFAULT_LOGIN_LIMITS). */
   login?: Partial<LoginLimits>;
+  /** Connections one login may hold at once (default DEFAULT_MAX_CONNECTIONS_PER_LOGIN). */
+  maxConnectionsPerLogin?: number;
   acl?: AclContext;
   /**
    * Client ids bound to the login that first used them (client-id-claims.ts), and who owns a plugin id
@@ -121,6 +124,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
 
   const identities = new WeakMap<Client, ClientIdentity>();
   const guard = options.credentials ? new LoginGuard(options.credentials, log, options.login) : undefined;
+  const loginConnections = new LoginConnections<Client>(options.maxConnectionsPerLogin);
   // A refused publish cannot be refused on the wire in MQTT 3.1.1 without dropping the connection, which
   // would punish a plugin for a merely late result. So it is acknowledged and its payload is replaced by a
   // unique empty marker that authorizeForward and the Core's bus recognise and deliver to nobody.
@@ -244,6 +248,24 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
           log.warn({ clientId, username: identity.username, reason: refusal }, 'client id belongs to another login; refused');
           done(authError('client id in use', RETURN_CODE_IDENTIFIER_REJECTED), false);
           return;
+        }
+        if (identity.username !== undefined) {
+          const replacesOwn = holder !== undefined && holder.username === identity.username;
+          if (!loginConnections.take(identity.username, client, replacesOwn)) {
+            const held = loginConnections.held(identity.username);
+            warnings.warn(
+              log,
+              `login-connections\u0000${identity.username}`,
+              { clientId, username: identity.username, held },
+              'login refused: the login holds its maximum of connections',
+            );
+            done(authError('too many connections for this login, try again later', RETURN_CODE_SERVER_UNAVAILABLE), false);
+            return;
+          }
+          // The connection may have closed during the password check: then its place is given back at once.
+          const stream = (socketOf(client) ?? client.conn) as unknown as { closed?: boolean; once(event: 'close', listener: () => void): void };
+          if (stream.closed) loginConnections.release(client);
+          else stream.once('close', () => loginConnections.release(client));
         }
         identities.set(client, identity);
         done(null, true);

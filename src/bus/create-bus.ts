@@ -91,6 +91,7 @@ export async function createBus(options: CreateBusOptions): Promise<CreatedBus> 
     credentials,
     clientIds: { holders: clientIdHolders, ownsPlugin },
     login: config.broker.login,
+    maxConnectionsPerLogin: config.broker.login.max_connections,
     acl: {
       requestTarget: options.requestTarget,
       ownsPluginId: options.ownsPluginId,

@@ -61,6 +61,8 @@ export const BrokerLoginSchema = section({
   max_concurrent_checks: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   /** How long a verified credential is recognised without a new hash; 0 disables. */
   cache_ttl_sec: Type.Number({ minimum: 0, maximum: 86400, default: 300 }),
+  /** Connections one login may hold at once; more are refused with CONNACK 3 until one closes. */
+  max_connections: Type.Integer({ minimum: 1, maximum: 100_000, default: 256 }),
 });
 
 export const BrokerSchema = section({

@@ -12,12 +12,14 @@ import { silentLogger } from '../../src/log.js';
 import { topics } from '../../src/protocol/topics.js';
 import { ChildClient } from '../fixtures/bus/child-client.js';
 import { startMosquitto, type MosquittoHandle } from '../helpers/mosquitto.js';
+import { applyConfigDefaults } from '../../src/config/validate.js';
 
 function config(url: string | null, protocolVersion: 5 | '3.1.1' = 5): CoreConfig {
   return {
     data_dir: './data',
     log_level: 'silent',
     broker: {
+      ...applyConfigDefaults().broker,
       url,
       username: null,
       password: null,
@@ -28,7 +30,7 @@ function config(url: string | null, protocolVersion: 5 | '3.1.1' = 5): CoreConfi
       max_payload_bytes: 262_144,
       protocol_version: protocolVersion,
     },
-  } as CoreConfig; // the bus reads only data_dir and broker
+  } as CoreConfig; // the bus reads only data_dir and broker (the defaults, with these settings)
 }
 
 let created: CreatedBus | undefined;

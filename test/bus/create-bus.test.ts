@@ -6,12 +6,14 @@ import { silentLogger } from '../../src/log.js';
 import { topics } from '../../src/protocol/topics.js';
 import { startMosquitto, type MosquittoHandle } from '../helpers/mosquitto.js';
 import { ChildClient } from '../fixtures/bus/child-client.js';
+import { applyConfigDefaults } from '../../src/config/validate.js';
 
 function config(broker: Partial<CoreConfig['broker']> = {}): CoreConfig {
   return {
     data_dir: './data',
     log_level: 'silent',
     broker: {
+      ...applyConfigDefaults().broker,
       url: null,
       username: null,
       password: null,
@@ -22,7 +24,7 @@ function config(broker: Partial<CoreConfig['broker']> = {}): CoreConfig {
       max_payload_bytes: 262_144,
       ...broker,
     },
-  } as CoreConfig; // the bus reads only data_dir and broker
+  } as CoreConfig; // the bus reads only data_dir and broker (the defaults, with these settings)
 }
 
 describe('createBus', () => {

@@ -283,6 +283,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       userTokens: users,
       ...(dashboardOn ? { publicPrefixes: DASHBOARD_PUBLIC_PREFIXES } : {}),
       ...(ingress ? { ingress } : {}),
+      maxConnectionsPerAddress: config.http.max_connections_per_address,
     });
     if (ingress) log.info({ proxy: config.dashboard.ingress_proxy }, 'ingress requests from the trusted proxy act as the admin');
     const readiness = createCoreReadiness({

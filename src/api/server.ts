@@ -9,6 +9,8 @@ import type { ErrorObject } from 'ajv';
 import { errorBody } from './errors.js';
 import { routeProblems, routeValidatorCompiler } from './route-validation.js';
 import { installOpenApi } from './openapi.js';
+import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, limitConnectionsPerAddress } from './connections-per-address.js';
+import { LogWindow } from '../kit/log-window.js';
 import type { IngressAuth } from './ingress-auth.js';
 import { adminOnlyMessage, principalOf, resolvePrincipal, type UserTokenVerifier } from './principal-auth.js';
 
@@ -25,6 +27,8 @@ export interface HttpServerOptions {
   publicPrefixes?: string[];
   /** Requests from a trusted ingress proxy without an Authorization header act as the admin. */
   ingress?: IngressAuth;
+  /** Open connections one client address may hold (default DEFAULT_MAX_CONNECTIONS_PER_ADDRESS). */
+  maxConnectionsPerAddress?: number;
 }
 
 /** A further kind of bearer token, accepted only on the paths it guards (e.g. OAuth access tokens on /mcp). */
@@ -64,6 +68,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Large enough that an oversized chat message reaches the conversation engine and gets its own clear answer.
     bodyLimit: 4 * 1024 * 1024,
   });
+  // Refusals repeat as fast as a client sends them; each kind is logged once per address (or user) per window.
+  const warnings = new LogWindow();
+  limitConnectionsPerAddress(app.server, options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, (address, open) =>
+    warnings.warn(options.log, `connection\u0000${address}`, { address, open }, 'HTTP connection refused: too many open from this address'),
+  );
   // Every route schema validates bodies as sent and lists every problem (see route-validation.ts).
   app.setValidatorCompiler(routeValidatorCompiler);
   refuseDeepJson(app);
@@ -101,7 +110,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     if (publicPaths.has(path) || publicPrefixes.some((prefix) => path.startsWith(prefix))) return;
     const principal = resolve(request);
     if (!principal) {
-      options.log.warn({ path, ip: request.ip }, 'HTTP request without a valid bearer token refused');
+      warnings.warn(options.log, `unauthorized\u0000${request.ip}`, { path, ip: request.ip }, 'HTTP request without a valid bearer token refused');
       const responder = responders.find((candidate) => candidate.appliesTo(path));
       if (responder) {
         await responder.respond(request, reply, request.headers.authorization !== undefined);
@@ -117,7 +126,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     }
     request.principal = principal;
     if (principal.kind === 'user' && !request.is404 && request.routeOptions.config.allow_users !== true) {
-      options.log.warn({ path, method: request.method, user_id: principal.user_id }, 'user token refused on an admin route');
+      warnings.warn(
+        options.log,
+        `admin-route\u0000${principal.user_id}`,
+        { path, method: request.method, user_id: principal.user_id },
+        'user token refused on an admin route',
+      );
       await reply.code(403).send(errorBody(403, adminOnlyMessage(principal, request.method, path)));
     }
   });
@@ -131,7 +145,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
     if (status >= 500) options.log.error({ err: error, path: request.url }, 'HTTP handler failed');
-    else options.log.info({ path: request.url, status, message: error.message }, 'HTTP request rejected');
+    else
+      warnings.info(options.log, `rejected\u0000${request.ip}\u0000${status}`, { path: request.url, status, message: error.message }, 'HTTP request rejected');
     const problems = error.validation ? routeProblems(error.validation, error.validationContext) : [];
     void reply.code(status).send(errorBody(status, status >= 500 ? 'internal error (see the Core log)' : error.message, problems));
   });

@@ -103,6 +103,11 @@ export const HttpSchema = section({
    * metadata is served at the root, so a path prefix could not be honoured.
    */
   public_url: nullableString({ pattern: '^https?://[^/?#\\s]+/?$' }),
+  /**
+   * Open connections one client address may hold; more are closed at once. Behind a reverse proxy every
+   * client shares the proxy's address: raise it if the proxy keeps a large pool.
+   */
+  max_connections_per_address: Type.Integer({ minimum: 1, maximum: 100_000, default: 128 }),
 });
 
 export const DashboardSchema = section({

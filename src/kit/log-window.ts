@@ -30,8 +30,17 @@ export class LogWindow {
 
   /** Logs a warning unless one for this key was logged within the window; `countField` carries the ones left out. */
   warn(log: Logger, key: string, detail: Record<string, unknown>, message: string, countField = 'similar_not_logged'): void {
+    this.write(log, 'warn', key, detail, message, countField);
+  }
+
+  /** As warn, at info level (for refusals that are the client's mistake rather than a sign of attack). */
+  info(log: Logger, key: string, detail: Record<string, unknown>, message: string, countField = 'similar_not_logged'): void {
+    this.write(log, 'info', key, detail, message, countField);
+  }
+
+  private write(log: Logger, level: 'info' | 'warn', key: string, detail: Record<string, unknown>, message: string, countField: string): void {
     const suppressed = this.admit(key);
     if (suppressed === undefined) return;
-    log.warn({ ...detail, ...(suppressed > 0 ? { [countField]: suppressed } : {}) }, message);
+    log[level]({ ...detail, ...(suppressed > 0 ? { [countField]: suppressed } : {}) }, message);
   }
 }

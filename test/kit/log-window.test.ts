@@ -27,4 +27,18 @@ describe('LogWindow', () => {
       ['publish denied', 't', undefined, 2],
     ]);
   });
+
+  it('info writes at info level with the same window', () => {
+    let now = 0;
+    const window = new LogWindow(1000, () => now);
+    const { log, lines } = memoryLogger();
+    window.info(log, 'k', {}, 'rejected');
+    window.info(log, 'k', {}, 'rejected');
+    now = 1000;
+    window.info(log, 'k', {}, 'rejected');
+    expect(lines.map((line) => [line.level, line.similar_not_logged])).toEqual([
+      [30, undefined],
+      [30, 1],
+    ]);
+  });
 });

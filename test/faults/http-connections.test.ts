@@ -1,0 +1,83 @@
+// Attacks on the HTTP port from the LAN, without a token: (1) connections opened and held, each a file
+// descriptor until the server's header timeout, without any bound on how many; (2) a stream of requests
+// without a token, each of which wrote a warning line. Defences: at most `http.max_connections_per_address`
+// open connections per address (more are closed at once), and the refusal logged once per address per window.
+import { createConnection, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCore, type TestCore } from '../helpers/core.js';
+import { memoryLogger } from '../helpers/memory-logger.js';
+
+const PER_ADDRESS = 16;
+let core: TestCore;
+const logged = memoryLogger('info');
+const held: Socket[] = [];
+
+beforeAll(async () => {
+  core = await startTestCore({ log: logged.log, overrides: { http: { max_connections_per_address: PER_ADDRESS } } });
+}, 120_000);
+
+afterAll(async () => {
+  for (const socket of held) socket.destroy();
+  await core?.cleanup();
+});
+
+function httpPort(): number {
+  return Number(new URL(core.httpUrl).port);
+}
+
+/** Opens a TCP connection from `localAddress` and reports whether the server closed it within 1 s. */
+function openIdle(localAddress: string): Promise<{ socket: Socket; closedAtOnce: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port: httpPort(), localAddress });
+    socket.on('error', () => {});
+    socket.once('connect', () => {
+      held.push(socket);
+      const timer = setTimeout(() => resolve({ socket, closedAtOnce: false }), 1000);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        resolve({ socket, closedAtOnce: true });
+      });
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** One raw HTTP/1.1 request from `localAddress`; resolves with the status code, or 0 when the connection closed first. */
+function request(localAddress: string, path: string, token?: string): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port: httpPort(), localAddress });
+    let received = '';
+    socket.on('error', () => resolve(0));
+    socket.once('connect', () =>
+      socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n${token ? `authorization: Bearer ${token}\r\n` : ''}\r\n`),
+    );
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+    });
+    socket.once('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0)));
+  });
+}
+
+describe('HTTP connections from one address', () => {
+  it('at most the limit are open per address; more are closed at once, and other addresses are served', async () => {
+    const results = await Promise.all(Array.from({ length: PER_ADDRESS + 5 }, () => openIdle('127.0.0.5')));
+    expect(results.filter((r) => r.closedAtOnce)).toHaveLength(5);
+    expect(await request('127.0.0.6', '/api/status', core.adminToken)).toBe(200);
+    // Once its connections close, the address is served again.
+    for (const socket of held.splice(0)) socket.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await request('127.0.0.5', '/api/status', core.adminToken)).toBe(200);
+    expect(logged.lines.some((line) => line.msg === 'HTTP connection refused: too many open from this address' && line.address === '127.0.0.5')).toBe(true);
+  }, 60_000);
+
+  it('logs a stream of requests without a token once per address per window', async () => {
+    const before = logged.lines.length;
+    for (let i = 0; i < 200; i++) expect(await request('127.0.0.7', '/api/plugins')).toBe(401);
+    const lines = logged.lines.slice(before).filter((line) => line.msg === 'HTTP request without a valid bearer token refused');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ ip: '127.0.0.7', path: '/api/plugins' });
+    // Another address gets its own line.
+    expect(await request('127.0.0.8', '/api/plugins')).toBe(401);
+    expect(logged.lines.slice(before).filter((line) => line.msg === 'HTTP request without a valid bearer token refused')).toHaveLength(2);
+  }, 60_000);
+});

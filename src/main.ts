@@ -284,6 +284,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       ...(dashboardOn ? { publicPrefixes: DASHBOARD_PUBLIC_PREFIXES } : {}),
       ...(ingress ? { ingress } : {}),
       maxConnectionsPerAddress: config.http.max_connections_per_address,
+      maxConnections: config.http.max_connections,
     });
     if (ingress) log.info({ proxy: config.dashboard.ingress_proxy }, 'ingress requests from the trusted proxy act as the admin');
     const readiness = createCoreReadiness({

@@ -9,7 +9,7 @@ import type { ErrorObject } from 'ajv';
 import { errorBody } from './errors.js';
 import { routeProblems, routeValidatorCompiler } from './route-validation.js';
 import { installOpenApi } from './openapi.js';
-import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, limitConnectionsPerAddress } from './connections-per-address.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, limitConnections } from './connection-limits.js';
 import { LogWindow } from '../kit/log-window.js';
 import type { IngressAuth } from './ingress-auth.js';
 import { adminOnlyMessage, principalOf, resolvePrincipal, type UserTokenVerifier } from './principal-auth.js';
@@ -29,6 +29,8 @@ export interface HttpServerOptions {
   ingress?: IngressAuth;
   /** Open connections one client address may hold (default DEFAULT_MAX_CONNECTIONS_PER_ADDRESS). */
   maxConnectionsPerAddress?: number;
+  /** Open connections from all clients together (default DEFAULT_MAX_CONNECTIONS). */
+  maxConnections?: number;
 }
 
 /** A further kind of bearer token, accepted only on the paths it guards (e.g. OAuth access tokens on /mcp). */
@@ -70,8 +72,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   });
   // Refusals repeat as fast as a client sends them; each kind is logged once per address (or user) per window.
   const warnings = new LogWindow();
-  limitConnectionsPerAddress(app.server, options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, (address, open) =>
-    warnings.warn(options.log, `connection\u0000${address}`, { address, open }, 'HTTP connection refused: too many open from this address'),
+  limitConnections(
+    app.server,
+    { perAddress: options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, total: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS },
+    (address, reason) => warnings.warn(options.log, `connection\u0000${address}`, { address, reason }, 'HTTP connection refused: too many open'),
   );
   // Every route schema validates bodies as sent and lists every problem (see route-validation.ts).
   app.setValidatorCompiler(routeValidatorCompiler);

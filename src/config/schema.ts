@@ -108,6 +108,8 @@ export const HttpSchema = section({
    * client shares the proxy's address: raise it if the proxy keeps a large pool.
    */
   max_connections_per_address: Type.Integer({ minimum: 1, maximum: 100_000, default: 128 }),
+  /** Open connections from all clients together; more are closed at once, keeping descriptors for the broker and the database. */
+  max_connections: Type.Integer({ minimum: 1, maximum: 100_000, default: 1024 }),
 });
 
 export const DashboardSchema = section({

@@ -1,19 +1,21 @@
 // Attacks on the HTTP port from the LAN, without a token: (1) connections opened and held, each a file
 // descriptor until the server's header timeout, without any bound on how many; (2) a stream of requests
 // without a token, each of which wrote a warning line. Defences: at most `http.max_connections_per_address`
-// open connections per address (more are closed at once), and the refusal logged once per address per window.
+// open connections per address and `http.max_connections` in all (more are closed at once), and each
+// refusal logged once per address per window.
 import { createConnection, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCore, type TestCore } from '../helpers/core.js';
 import { memoryLogger } from '../helpers/memory-logger.js';
 
 const PER_ADDRESS = 16;
+const TOTAL = 24;
 let core: TestCore;
 const logged = memoryLogger('info');
 const held: Socket[] = [];
 
 beforeAll(async () => {
-  core = await startTestCore({ log: logged.log, overrides: { http: { max_connections_per_address: PER_ADDRESS } } });
+  core = await startTestCore({ log: logged.log, overrides: { http: { max_connections_per_address: PER_ADDRESS, max_connections: TOTAL } } });
 }, 120_000);
 
 afterAll(async () => {
@@ -58,7 +60,7 @@ function request(localAddress: string, path: string, token?: string): Promise<nu
   });
 }
 
-describe('HTTP connections from one address', () => {
+describe('HTTP connections', () => {
   it('at most the limit are open per address; more are closed at once, and other addresses are served', async () => {
     const results = await Promise.all(Array.from({ length: PER_ADDRESS + 5 }, () => openIdle('127.0.0.5')));
     expect(results.filter((r) => r.closedAtOnce)).toHaveLength(5);
@@ -67,7 +69,18 @@ describe('HTTP connections from one address', () => {
     for (const socket of held.splice(0)) socket.destroy();
     await new Promise((r) => setTimeout(r, 200));
     expect(await request('127.0.0.5', '/api/status', core.adminToken)).toBe(200);
-    expect(logged.lines.some((line) => line.msg === 'HTTP connection refused: too many open from this address' && line.address === '127.0.0.5')).toBe(true);
+    expect(logged.lines.some((line) => line.msg === 'HTTP connection refused: too many open' && line.address === '127.0.0.5')).toBe(true);
+  }, 60_000);
+
+  it('at most the total are open from all addresses together; more are closed at once', async () => {
+    const fromFirst = await Promise.all(Array.from({ length: PER_ADDRESS }, () => openIdle('127.0.0.9')));
+    const fromSecond = await Promise.all(Array.from({ length: TOTAL - PER_ADDRESS }, () => openIdle('127.0.0.10')));
+    expect([...fromFirst, ...fromSecond].filter((r) => r.closedAtOnce)).toHaveLength(0);
+    expect((await openIdle('127.0.0.11')).closedAtOnce).toBe(true);
+    expect(logged.lines.some((line) => line.msg === 'HTTP connection refused: too many open' && line.address === '127.0.0.11')).toBe(true);
+    for (const socket of held.splice(0)) socket.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await request('127.0.0.11', '/api/status', core.adminToken)).toBe(200);
   }, 60_000);
 
   it('logs a stream of requests without a token once per address per window', async () => {

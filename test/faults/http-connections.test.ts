@@ -7,6 +7,7 @@ import { createConnection, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCore, type TestCore } from '../helpers/core.js';
 import { memoryLogger } from '../helpers/memory-logger.js';
+import { openIdle as openIdleFrom, type IdleConnection } from '../helpers/idle-connection.js';
 
 const PER_ADDRESS = 16;
 const TOTAL = 24;
@@ -27,22 +28,7 @@ function httpPort(): number {
   return Number(new URL(core.httpUrl).port);
 }
 
-/** Opens a TCP connection from `localAddress` and reports whether the server closed it within 1 s. */
-function openIdle(localAddress: string): Promise<{ socket: Socket; closedAtOnce: boolean }> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ host: '127.0.0.1', port: httpPort(), localAddress });
-    socket.on('error', () => {});
-    socket.once('connect', () => {
-      held.push(socket);
-      const timer = setTimeout(() => resolve({ socket, closedAtOnce: false }), 1000);
-      socket.once('close', () => {
-        clearTimeout(timer);
-        resolve({ socket, closedAtOnce: true });
-      });
-    });
-    socket.once('error', reject);
-  });
-}
+const openIdle = (localAddress: string): Promise<IdleConnection> => openIdleFrom(httpPort(), localAddress, held);
 
 /** One raw HTTP/1.1 request from `localAddress`; resolves with the status code, or 0 when the connection closed first. */
 function request(localAddress: string, path: string, token?: string): Promise<number> {

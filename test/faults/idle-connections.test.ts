@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PENDING_PER_ADDRESS } from '../../src/bus/pending-connections.js';
 import { connectPlugin, silentSdkLogger } from '../../src/sdk/index.js';
 import { startTestCore, type TestCore } from '../helpers/core.js';
+import { openIdle as openIdleFrom, type IdleConnection } from '../helpers/idle-connection.js';
 
 let core: TestCore;
 const held: Socket[] = [];
@@ -22,22 +23,7 @@ afterAll(async () => {
   await core?.cleanup();
 });
 
-/** Opens a raw TCP connection from `localAddress` and reports whether the broker closed it within 1 s. */
-function openIdle(localAddress: string): Promise<{ socket: Socket; closedAtOnce: boolean }> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ host: '127.0.0.1', port: Number(core.mqttPort), localAddress });
-    socket.on('error', () => {});
-    socket.once('connect', () => {
-      held.push(socket);
-      const timer = setTimeout(() => resolve({ socket, closedAtOnce: false }), 1000);
-      socket.once('close', () => {
-        clearTimeout(timer);
-        resolve({ socket, closedAtOnce: true });
-      });
-    });
-    socket.once('error', reject);
-  });
-}
+const openIdle = (localAddress: string): Promise<IdleConnection> => openIdleFrom(Number(core.mqttPort), localAddress, held);
 
 /** Connects an MQTT client from `localAddress`; resolves whether the broker accepted it. */
 function mqttLogin(localAddress: string): Promise<boolean> {

@@ -3,7 +3,7 @@ import { createConnection, type Socket } from 'node:net';
 
 export interface IdleConnection {
   socket: Socket;
-  /** The server closed it within a second of connecting. */
+  /** The server closed it within 3 s of connecting (long before any timeout of the broker or HTTP server). */
   closedAtOnce: boolean;
 }
 
@@ -14,7 +14,7 @@ export function openIdle(port: number, localAddress: string, held: Socket[]): Pr
     socket.on('error', () => {});
     socket.once('connect', () => {
       held.push(socket);
-      const timer = setTimeout(() => resolve({ socket, closedAtOnce: false }), 1000);
+      const timer = setTimeout(() => resolve({ socket, closedAtOnce: false }), 3000);
       socket.once('close', () => {
         clearTimeout(timer);
         resolve({ socket, closedAtOnce: true });

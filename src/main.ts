@@ -246,6 +246,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
         pending_ttl_sec: config.conversation.pending_ttl_sec,
         no_llm_threshold: config.conversation.no_llm_threshold,
         max_text_bytes: config.conversation.max_text_bytes,
+        max_messages_per_minute: config.conversation.max_messages_per_minute,
         default_timezone: householdTimezone,
       },
       onUserMessage: (key) => lastChannels.remember(key.user_id, key.channel, key.session_id),

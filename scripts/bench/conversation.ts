@@ -108,6 +108,8 @@ async function startBenchCore(llm: ScriptedLlm, chromaUrl: string | null): Promi
       llm: { base_url: llm.url, model: 'scripted' },
       // The bench floods one session per user; HTTP plugins are never health-polled during the run.
       liveness: { health_poll_sec: 3600 },
+      // Each user sends as fast as it is answered: the suite measures the engine, not the per-user budget.
+      conversation: { max_messages_per_minute: 1_000_000 },
     },
   });
   if (!loaded.ok) throw new Error(`bench config invalid: ${JSON.stringify(loaded.errors)}`);

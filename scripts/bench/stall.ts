@@ -104,6 +104,10 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean; n
   const pluginsDir = join(dataDir, 'plugins');
   mkdirSync(join(pluginsDir, 'chat-echo'), { recursive: true });
   writeFileSync(join(pluginsDir, 'chat-echo', 'plugin.yaml'), ECHO_MANIFEST);
+  // The chat phase sends each of its four users 2 messages/s: the per-user budget is lifted, since the
+  // suite measures what the engine's work does to other calls, not the budget.
+  const configFile = join(dataDir, 'homeclaw.yaml');
+  writeFileSync(configFile, 'conversation:\n  max_messages_per_minute: 1000000\n');
   writeFileSync(join(pluginsDir, 'chat-echo', 'index.js'), "export function say(p) { return 'echo: ' + p.text; }\n");
   // The model runs in its own process: answering it here would load the event loop that times the invokes.
   const llm = await spawnWithOutput([join(FIXTURES, 'routing-llm.mjs'), 'chat-echo', 'say'], 'ready');
@@ -143,6 +147,7 @@ export async function runStallBench(options: { rounds?: number; rss?: boolean; n
 
   try {
     const core = await spawnUntil([...coreNodeArgs, join(ROOT, 'dist', 'src', 'cli.js'), 'start'], 'HomeClaw Core running', {
+      HOMECLAW_CONFIG: configFile,
       HOMECLAW_DATA_DIR: dataDir,
       HOMECLAW_PLUGINS_DIR: pluginsDir,
       HOMECLAW_HOT_RELOAD: 'false',

@@ -147,6 +147,10 @@ export function corePaths(): Record<string, JsonObject> {
           '200': ok('The reply, the same payload as on the channel out topic.', protocolRef('channel-message-out')),
           '400': ok('The body is invalid.', ref('ErrorBody')),
           '401': error('Unauthorized'),
+          '429': ok(
+            'Too many messages from this user (conversation.max_messages_per_minute); the Retry-After header says when to try again.',
+            ref('ErrorBody'),
+          ),
         },
       }),
     },

@@ -21,7 +21,8 @@ import type { UnauthorizedResponder } from '../api/server.js';
 import type { OpenAiEndpointConfig } from '../config/types.js';
 import type { ConversationEngine } from '../conversation/engine.js';
 import type { Logger } from '../log.js';
-import { fromFrameworkError, fromValidationErrors, OpenAiRequestError, sendOpenAiError, unauthorizedError } from './openai-errors.js';
+import type { ChannelMessageOut } from '../protocol/types.js';
+import { fromFrameworkError, fromValidationErrors, OpenAiRequestError, rateLimitedError, sendOpenAiError, unauthorizedError } from './openai-errors.js';
 import { ChatCompletionRequest } from './openai-request-schema.js';
 import { parseChatRequest, type ChatRequest } from './openai-request.js';
 import { chatCompletion, CompletionStream, modelObject, newCompletionIdentity } from './openai-responses.js';
@@ -35,7 +36,7 @@ export const SESSION_HEADER = 'x-homeclaw-session';
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 export interface OpenAiEndpointDeps {
-  engine: Pick<ConversationEngine, 'handleMessage'>;
+  engine: Pick<ConversationEngine, 'handleMessage' | 'retryAfterSec'>;
   sessions: OpenAiSessions;
   settings: OpenAiEndpointConfig;
   log: Logger;
@@ -128,6 +129,9 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     const chat = parseChatRequest(request.body);
     if (chat.model !== OPENAI_MODEL) throw modelNotFound(chat.model);
     const speaker = speakerOf(principalOf(request), chat, settings);
+    // Checked before a streamed answer starts, so the client gets the 429 (and Retry-After) its library retries on.
+    const wait = deps.engine.retryAfterSec?.(speaker.user_id) ?? 0;
+    if (wait > 0) return sendOpenAiError(reply.header('retry-after', String(wait)), rateLimitedError(wait));
     const explicit = explicitSession(request) ?? (speaker.conversation !== undefined ? conversationSession(speaker.conversation) : undefined);
     // A named session needs no digest; only a session found from the history is remembered by it.
     const session =
@@ -143,7 +147,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     }
     const context = { request_id, user_id: speaker.user_id, session_id, continued: session.continued, stream: chat.stream };
 
-    const answer = async (): Promise<{ text: string; kind: string }> => {
+    const answer = async (): Promise<ChannelMessageOut> => {
       const out = await deps.engine.handleMessage({
         channel: OPENAI_CHANNEL,
         channel_type: 'openai',
@@ -166,6 +170,10 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     const identity = newCompletionIdentity(OPENAI_MODEL, started);
     if (!chat.stream) {
       const out = await answer();
+      if (out.error_code === 'rate_limited') {
+        const retryAfter = out.retry_after_sec ?? 1;
+        return sendOpenAiError(reply.header('retry-after', String(retryAfter)), rateLimitedError(retryAfter));
+      }
       return reply.headers({ ...headers, 'x-homeclaw-kind': out.kind }).send(chatCompletion(identity, out.text));
     }
     reply.hijack();

@@ -5,7 +5,7 @@ import type { ErrorObject } from 'ajv';
 import type { FastifyReply } from 'fastify';
 import { routeProblems } from '../api/route-validation.js';
 
-export type OpenAiErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'server_error';
+export type OpenAiErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'server_error' | 'requests';
 
 export interface OpenAiErrorBody {
   error: { message: string; type: OpenAiErrorType; param: string | null; code: string | null };
@@ -71,4 +71,15 @@ export function fromValidationErrors(errors: readonly ErrorObject[]): OpenAiRequ
   if (error.keyword === 'required') return new OpenAiRequestError(400, `Missing required parameter: '${param}'.`, param, 'missing_required_parameter');
   if (error.keyword === 'type') return new OpenAiRequestError(400, `Invalid type for '${param}': ${problem.message}.`, param, 'invalid_type');
   return new OpenAiRequestError(400, `Invalid '${param}': ${problem.message}.`, param, 'invalid_value');
+}
+
+/** Over the user's message budget: OpenAI answers a request-rate limit with 429, type "requests", code rate_limit_exceeded. */
+export function rateLimitedError(retryAfterSec: number): OpenAiRequestError {
+  return new OpenAiRequestError(
+    429,
+    `Rate limit reached: too many messages from this user (conversation.max_messages_per_minute). Please try again in ${retryAfterSec}s.`,
+    null,
+    'rate_limit_exceeded',
+    'requests',
+  );
 }

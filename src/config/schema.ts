@@ -197,6 +197,11 @@ export const ConversationSchema = section({
   no_llm_threshold: Type.Number({ minimum: 0, default: 1.0 }),
   max_text_bytes: Type.Integer({ minimum: 16, default: 16_384 }),
   profiles_file: nullableString(),
+  /**
+   * Messages one user may send per minute over every channel together (bursts up to this many); more are
+   * answered with error_code rate_limited. Each message can cost a model call and a plugin call.
+   */
+  max_messages_per_minute: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 60 }),
 });
 
 export const WyomingSchema = section({

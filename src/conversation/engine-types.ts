@@ -18,6 +18,11 @@ export interface UserMessage extends ChannelMessageIn {
 export interface ConversationEngine {
   /** Never rejects: every failure becomes a reply of kind 'error'. */
   handleMessage(message: UserMessage): Promise<ChannelMessageOut>;
+  /**
+   * Seconds until the user's next message would be taken (0: now), without spending anything: lets a
+   * front door refuse in its own protocol (HTTP 429) before it starts answering.
+   */
+  retryAfterSec?(user_id: string): number;
 }
 
 export interface ConversationSettings {
@@ -33,6 +38,8 @@ export interface ConversationSettings {
   default_timezone?: string;
   /** Previous messages of the session replayed to the model (default 10). */
   history_messages?: number;
+  /** Messages one user may send per minute over every channel together; undefined: no limit. */
+  max_messages_per_minute?: number;
 }
 
 export interface ConversationEngineDeps {

@@ -22,6 +22,8 @@ import { buildSystemContext, defaultTimeZone } from './system-context.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { executeTool } from './tool-executor.js';
 import { CONVERSATION_TOOLS, runToolLoop } from './tool-loop.js';
+import { LogWindow } from '../kit/log-window.js';
+import { TokenBuckets } from '../kit/token-buckets.js';
 
 export type { ConversationEngine, ConversationEngineDeps, ConversationSettings, UserMessage } from './engine-types.js';
 
@@ -32,6 +34,10 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
   const history = new SessionHistory(deps.settings.history_messages ?? 10);
   const ctx: EngineContext = { deps, now, history };
   const dialogue = new PendingDialogue(ctx);
+  const perMinute = deps.settings.max_messages_per_minute;
+  const budget = perMinute === undefined ? undefined : new TokenBuckets(perMinute, () => now().getTime());
+  const refusals = new LogWindow();
+  const retryAfterSec = (user_id: string): number => Math.ceil((budget?.waitMs(user_id) ?? 0) / 1000);
 
   async function handleWithoutLlm(turn: Turn): Promise<ReplyBody> {
     const response = await searchReachable(ctx, turn.text, turn.message.user_id);
@@ -102,6 +108,7 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
   }
 
   return {
+    retryAfterSec,
     async handleMessage(message) {
       const request_id = message.request_id ?? randomUUID();
       const session_id = message.session_id ?? 'default';
@@ -118,6 +125,22 @@ export function createConversationEngine(deps: ConversationEngineDeps): Conversa
         }
         const text = message.text.trim();
         if (text === '') return { ...base, text: 'Your message is empty. Type /help to see what I can do.', kind: 'error' };
+        if (budget && !budget.take(message.user_id)) {
+          const retry_after_sec = Math.max(1, retryAfterSec(message.user_id));
+          refusals.warn(
+            deps.log,
+            message.user_id,
+            { user_id: message.user_id, channel: message.channel, retry_after_sec },
+            'message refused: too many from this user',
+          );
+          return {
+            ...base,
+            text: `You are sending messages faster than ${budget.perMinute} a minute; please wait ${retry_after_sec} s and try again.`,
+            kind: 'error',
+            error_code: 'rate_limited',
+            retry_after_sec,
+          };
+        }
         const key: SessionKey = { channel: message.channel, user_id: message.user_id, session_id };
         try {
           deps.onUserMessage?.(key);

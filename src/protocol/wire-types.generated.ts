@@ -403,6 +403,14 @@ export interface ChannelMessageOut {
    */
   capability_id?: string;
   metadata?: JsonObject;
+  /**
+   * With kind error: rate_limited when the user sent more messages than conversation.max_messages_per_minute; retry_after_sec says when the next one is taken.
+   */
+  error_code?: 'rate_limited';
+  /**
+   * With error_code rate_limited: seconds until the user's next message is taken.
+   */
+  retry_after_sec?: number;
 }
 
 /**

@@ -326,3 +326,50 @@ describe("user_field: conversation (Home Assistant's OpenAI-compatible integrati
     expect(listOrders(join(haCore.dataDir, 'plugins', 'buy')).filter((o) => o.user_id === 'household')).toHaveLength(1);
   });
 });
+
+describe('conversation.max_messages_per_minute on the HTTP front doors', () => {
+  let limited: TestCore;
+  beforeAll(async () => {
+    limited = await startTestCore({ pluginsDir: SHIPPED_PLUGINS_DIR, overrides: { conversation: { max_messages_per_minute: 2 } } });
+  }, 60_000);
+  afterAll(async () => {
+    await limited?.cleanup();
+  });
+
+  it('over the budget: 429 rate_limit_exceeded with Retry-After (RateLimitError), streamed or not, and on /api/messages', async () => {
+    const token = limited.ctx.users.add('dan').token;
+    const openai = new OpenAI({ baseURL: `${limited.httpUrl}/v1`, apiKey: token, maxRetries: 0 });
+    const ask = (text: string, stream = false) => openai.chat.completions.create({ model: 'homeclaw', stream, messages: [{ role: 'user', content: text }] });
+    for (const text of ['/time now', '/help']) expect(await ask(text)).toMatchObject({ object: 'chat.completion' });
+
+    for (const stream of [false, true]) {
+      const refused = await ask('/time now', stream).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+      const error = refused as InstanceType<typeof OpenAI.RateLimitError>;
+      expect(error.status).toBe(429);
+      expect(error.code).toBe('rate_limit_exceeded');
+      expect(error.type).toBe('requests');
+      // One message every 30 s (a few seconds less once time has passed on a loaded machine).
+      const retryAfter = Number(error.headers?.get?.('retry-after') ?? (error.headers as unknown as Record<string, string>)['retry-after']);
+      expect(retryAfter).toBeGreaterThanOrEqual(25);
+      expect(retryAfter).toBeLessThanOrEqual(30);
+      expect(error.message).toContain(`try again in ${retryAfter}s`);
+    }
+
+    const viaApi = await fetch(`${limited.httpUrl}/api/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'web', text: '/time now' }),
+    });
+    expect(viaApi.status).toBe(429);
+    const retryAfter = Number(viaApi.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(25);
+    expect(((await viaApi.json()) as { message: string }).message).toContain(`too many messages from this user; try again in ${retryAfter} s`);
+    // Another user is not held back.
+    const other = await limited.api<{ kind: string }>('POST', '/api/messages', { channel: 'web', user_id: 'eve', text: '/help' });
+    expect(other).toMatchObject({ status: 200, body: { kind: 'answer' } });
+  });
+});

@@ -113,4 +113,29 @@ describe('POST /api/messages with "async": true', () => {
     expect(unwired.statusCode).toBe(400);
     expect(seen).toHaveLength(0);
   });
+
+  it('429 with Retry-After when the user is over the message budget: checked first, and when the engine refuses', async () => {
+    let wait = 12;
+    const limited: ConversationEngine = {
+      retryAfterSec: () => wait,
+      async handleMessage(message) {
+        seen.push(message);
+        return { request_id: 'r', user_id: message.user_id, text: 'slow down', kind: 'error', error_code: 'rate_limited', retry_after_sec: 7 };
+      },
+    };
+    app = Fastify();
+    await registerMessageRoutes(app, { engine: limited, publishReply: async () => {} });
+    for (const async of [false, true]) {
+      const res = await app.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', text: 'hi', async } });
+      expect(res.statusCode).toBe(429);
+      expect(res.headers['retry-after']).toBe('12');
+    }
+    expect(seen).toHaveLength(0);
+    // The budget ran out between the check and the engine (another request of the same user).
+    wait = 0;
+    const res = await app.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', text: 'hi' } });
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toBe('7');
+    expect((res.json() as { message: string }).message).toMatch(/too many messages from this user; try again in 7 s/);
+  });
 });

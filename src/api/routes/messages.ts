@@ -1,7 +1,7 @@
 // POST /api/messages: a user message over HTTP, answered with the reply (same shape as on MQTT), or,
 // with "async": true, accepted at once (202 {request_id}) and answered on the channel's MQTT out topic.
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, preValidationHookHandler } from 'fastify';
 import { sendError } from '../errors.js';
 import { principalOf, USER_ROUTE } from '../principal-auth.js';
 import { validatedRoute } from '../route-validation.js';
@@ -37,6 +37,9 @@ export async function registerMessageRoutes(app: FastifyInstance, options: Messa
         { path: '/user_id', message: `must be "${principal.user_id}" (or left out) with this token` },
       ]);
     }
+    // Over the user's message budget: refused in HTTP's own terms before anything is started.
+    const wait = options.engine.retryAfterSec?.(body.user_id) ?? 0;
+    if (wait > 0) return tooManyMessages(reply, wait);
     if (body.async === true && !options.publishReply) {
       return sendError(reply, 400, 'asynchronous replies are not available: no MQTT channel publisher', [
         { path: '/async', message: 'asynchronous replies are not available: no MQTT channel publisher' },
@@ -63,6 +66,16 @@ export async function registerMessageRoutes(app: FastifyInstance, options: Messa
       void answer.then((out) => publish(body.channel, out)).catch((error: unknown) => options.onAsyncError?.(error, request_id as string));
       return reply.code(202).send({ request_id, channel: body.channel, user_id: body.user_id });
     }
-    return reply.code(200).send(await answer);
+    const out = await answer;
+    if (out.error_code === 'rate_limited') return tooManyMessages(reply, out.retry_after_sec ?? 1);
+    return reply.code(200).send(out);
   });
+}
+
+function tooManyMessages(reply: FastifyReply, retryAfterSec: number): FastifyReply {
+  return sendError(
+    reply.header('retry-after', String(retryAfterSec)),
+    429,
+    `too many messages from this user; try again in ${retryAfterSec} s (conversation.max_messages_per_minute)`,
+  );
 }

@@ -135,23 +135,25 @@ async function startBenchCore(llm: ScriptedLlm, chromaUrl: string | null): Promi
 
 /** Sends on in, resolves when the reply with the same request_id arrives on out. */
 function roundTripper(client: MqttClient, inTopic: string, outTopic: string): (body: (requestId: string) => object) => Promise<void> {
-  const waiting = new Map<string, () => void>();
+  const waiting = new Map<string, (refusal?: string) => void>();
   client.on('message', (topic, payload) => {
     if (topic !== outTopic) return;
-    const id = (JSON.parse(payload.toString()) as { request_id?: string }).request_id;
-    const done = id ? waiting.get(id) : undefined;
+    const reply = JSON.parse(payload.toString()) as { request_id?: string; error_code?: string; text?: string };
+    const done = reply.request_id ? waiting.get(reply.request_id) : undefined;
     if (done) {
-      waiting.delete(id!);
-      done();
+      waiting.delete(reply.request_id!);
+      // A refused message would be timed as if answered: the figures would measure the refusal.
+      done(reply.error_code === 'rate_limited' ? reply.text : undefined);
     }
   });
   return (body) =>
     new Promise<void>((resolve, reject) => {
       const requestId = randomUUID();
       const timer = setTimeout(() => reject(new Error(`no reply for ${requestId}`)), 30_000);
-      waiting.set(requestId, () => {
+      waiting.set(requestId, (refusal) => {
         clearTimeout(timer);
-        resolve();
+        if (refusal) reject(new Error(`message refused by the per-user budget: ${refusal}`));
+        else resolve();
       });
       client.publish(inTopic, JSON.stringify(body(requestId)), { qos: 0 });
     });

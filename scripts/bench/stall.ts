@@ -341,13 +341,16 @@ async function chatFor(client: mqtt.MqttClient, ms: number, latencies: number[])
   const channel = 'stall';
   await client.subscribeAsync(topics.channelOut(channel), { qos: 0 });
   const waiting = new Map<string, number>();
+  let refused = 0;
   const onMessage = (topic: string, payload: Buffer): void => {
     if (topic !== topics.channelOut(channel)) return;
-    const id = (JSON.parse(payload.toString()) as { request_id?: string }).request_id;
+    const reply = JSON.parse(payload.toString()) as { request_id?: string; error_code?: string };
+    const id = reply.request_id;
     const sent = id ? waiting.get(id) : undefined;
     if (sent === undefined) return;
     waiting.delete(id!);
-    latencies.push(performance.now() - sent);
+    if (reply.error_code === 'rate_limited') refused++;
+    else latencies.push(performance.now() - sent);
   };
   client.on('message', onMessage);
   const WORDS = ['lamp', 'heater', 'garden', 'music', 'oven', 'window', 'alarm', 'camera', 'door', 'fan'];
@@ -363,5 +366,7 @@ async function chatFor(client: mqtt.MqttClient, ms: number, latencies: number[])
   const deadline = Date.now() + 30_000;
   while (waiting.size > 0 && Date.now() < deadline) await sleep(50);
   client.off('message', onMessage);
+  // A refused message costs the Core nothing: the phase would not be the disturbance it claims to be.
+  if (refused > 0) throw new Error(`${refused} chat messages refused by the per-user budget; the suite's configuration must lift it`);
   return count;
 }

@@ -22,6 +22,7 @@ import type { OpenAiEndpointConfig } from '../config/types.js';
 import type { ConversationEngine } from '../conversation/engine.js';
 import type { Logger } from '../log.js';
 import type { ChannelMessageOut } from '../protocol/types.js';
+import { LogWindow } from '../kit/log-window.js';
 import { fromFrameworkError, fromValidationErrors, OpenAiRequestError, rateLimitedError, sendOpenAiError, unauthorizedError } from './openai-errors.js';
 import { ChatCompletionRequest } from './openai-request-schema.js';
 import { parseChatRequest, type ChatRequest } from './openai-request.js';
@@ -104,6 +105,15 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
   const { settings, sessions } = deps;
   const log = deps.log.child({ room: 'channels', channel: OPENAI_CHANNEL });
   const modelsCreated = Math.floor(Date.now() / 1000);
+  // A client repeating a bad request (or one over its budget) would otherwise write a line per request.
+  const refusals = new LogWindow();
+  const refused = (request: FastifyRequest, answer: OpenAiRequestError): void =>
+    refusals.info(
+      log,
+      `${request.ip}\u0000${answer.status}\u0000${answer.code ?? ''}`,
+      { status: answer.status, code: answer.code, param: answer.param, reason: answer.message },
+      'OpenAI request refused',
+    );
   const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const answer =
       error instanceof OpenAiRequestError
@@ -112,7 +122,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
           ? fromValidationErrors(error.validation as ErrorObject[])
           : fromFrameworkError(error, settings.max_body_bytes);
     if (answer.status >= 500) log.error({ err: error, path: request.url }, 'OpenAI endpoint failed');
-    else log.info({ status: answer.status, code: answer.code, param: answer.param, reason: answer.message }, 'OpenAI request refused');
+    else refused(request, answer);
     return sendOpenAiError(reply, answer);
   };
   const route = { ...USER_ROUTE, bodyLimit: settings.max_body_bytes, errorHandler };
@@ -131,7 +141,11 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     const speaker = speakerOf(principalOf(request), chat, settings);
     // Checked before a streamed answer starts, so the client gets the 429 (and Retry-After) its library retries on.
     const wait = deps.engine.retryAfterSec?.(speaker.user_id) ?? 0;
-    if (wait > 0) return sendOpenAiError(reply.header('retry-after', String(wait)), rateLimitedError(wait));
+    if (wait > 0) {
+      const error = rateLimitedError(wait);
+      refused(request, error);
+      return sendOpenAiError(reply.header('retry-after', String(wait)), error);
+    }
     const explicit = explicitSession(request) ?? (speaker.conversation !== undefined ? conversationSession(speaker.conversation) : undefined);
     // A named session needs no digest; only a session found from the history is remembered by it.
     const session =

@@ -7,6 +7,7 @@ import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/res
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listOrders } from '../../plugins/buy/index.js';
 import { startTestCore, type TestCore } from '../helpers/core.js';
+import { memoryLogger } from '../helpers/memory-logger.js';
 import { ensureBuilt, SHIPPED_PLUGINS_DIR } from '../e2e/helpers.js';
 
 let core: TestCore;
@@ -329,8 +330,9 @@ describe("user_field: conversation (Home Assistant's OpenAI-compatible integrati
 
 describe('conversation.max_messages_per_minute on the HTTP front doors', () => {
   let limited: TestCore;
+  const logged = memoryLogger('info');
   beforeAll(async () => {
-    limited = await startTestCore({ pluginsDir: SHIPPED_PLUGINS_DIR, overrides: { conversation: { max_messages_per_minute: 2 } } });
+    limited = await startTestCore({ pluginsDir: SHIPPED_PLUGINS_DIR, log: logged.log, overrides: { conversation: { max_messages_per_minute: 2 } } });
   }, 60_000);
   afterAll(async () => {
     await limited?.cleanup();
@@ -371,5 +373,26 @@ describe('conversation.max_messages_per_minute on the HTTP front doors', () => {
     // Another user is not held back.
     const other = await limited.api<{ kind: string }>('POST', '/api/messages', { channel: 'web', user_id: 'eve', text: '/help' });
     expect(other).toMatchObject({ status: 200, body: { kind: 'answer' } });
+  });
+
+  it('a client repeating refused requests is logged once per window, not once per request', async () => {
+    const before = logged.lines.length;
+    const token = limited.ctx.users.add('fay').token;
+    const openai = new OpenAI({ baseURL: `${limited.httpUrl}/v1`, apiKey: token, maxRetries: 0 });
+    for (let i = 0; i < 20; i++) {
+      await expect(openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(
+        OpenAI.NotFoundError,
+      );
+    }
+    for (let i = 0; i < 20; i++) {
+      await fetch(`${limited.httpUrl}/api/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ channel: 'web', text: '/help' }),
+      });
+    }
+    const lines = logged.lines.slice(before);
+    expect(lines.filter((line) => line.msg === 'OpenAI request refused' && line.code === 'model_not_found')).toHaveLength(1);
+    expect(lines.filter((line) => line.msg === 'message refused: too many from this user' && line.user_id === 'fay')).toHaveLength(1);
   });
 });

@@ -93,6 +93,7 @@ export async function registerRoutes(http: HttpServer, deps: CoreRoutesDeps): Pr
     engine,
     publishReply: (channel, reply) => deps.bus.publish(topics.channelOut(channel), JSON.stringify(reply), { qos: 1 }),
     onAsyncError: (err, request_id) => log.warn({ err, request_id }, 'async channel reply failed'),
+    log: log.child({ room: 'api' }),
   });
   registerMcpRoutes(app, {
     registry,

@@ -8,6 +8,8 @@ import { validatedRoute } from '../route-validation.js';
 import type { ConversationEngine } from '../../conversation/engine.js';
 import type { ChannelMessageOut } from '../../protocol/types.js';
 import { isPlainObject } from '../../kit/plain-object.js';
+import { LogWindow } from '../../kit/log-window.js';
+import { silentLogger, type Logger } from '../../log.js';
 import { MessageBody } from './messages-schema.js';
 
 export interface MessageRoutesOptions {
@@ -16,10 +18,14 @@ export interface MessageRoutesOptions {
   publishReply?: (channel: string, reply: ChannelMessageOut) => Promise<void>;
   /** Logs a failed asynchronous delivery (the HTTP request has already been answered). */
   onAsyncError?: (error: unknown, requestId: string) => void;
+  /** Where refusals over the user's message budget are logged (once per user per window); none when absent. */
+  log?: Logger;
 }
 
 export async function registerMessageRoutes(app: FastifyInstance, options: MessageRoutesOptions): Promise<void> {
   const route = validatedRoute({ body: MessageBody }, 'invalid message', USER_ROUTE);
+  const refusals = new LogWindow();
+  const log = options.log ?? silentLogger();
   // A user token speaks as its user: user_id may be left out (it is filled in before validation), and
   // naming anyone else is refused.
   const actAsTokenUser: preValidationHookHandler = async (request) => {
@@ -39,7 +45,10 @@ export async function registerMessageRoutes(app: FastifyInstance, options: Messa
     }
     // Over the user's message budget: refused in HTTP's own terms before anything is started.
     const wait = options.engine.retryAfterSec?.(body.user_id) ?? 0;
-    if (wait > 0) return tooManyMessages(reply, wait);
+    if (wait > 0) {
+      refusals.warn(log, body.user_id, { user_id: body.user_id, channel: body.channel, retry_after_sec: wait }, 'message refused: too many from this user');
+      return tooManyMessages(reply, wait);
+    }
     if (body.async === true && !options.publishReply) {
       return sendError(reply, 400, 'asynchronous replies are not available: no MQTT channel publisher', [
         { path: '/async', message: 'asynchronous replies are not available: no MQTT channel publisher' },

@@ -114,6 +114,11 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
       { status: answer.status, code: answer.code, param: answer.param, reason: answer.message },
       'OpenAI request refused',
     );
+  const tooManyMessages = (request: FastifyRequest, reply: FastifyReply, retryAfterSec: number): FastifyReply => {
+    const error = rateLimitedError(retryAfterSec);
+    refused(request, error);
+    return sendOpenAiError(reply.header('retry-after', String(retryAfterSec)), error);
+  };
   const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const answer =
       error instanceof OpenAiRequestError
@@ -141,11 +146,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     const speaker = speakerOf(principalOf(request), chat, settings);
     // Checked before a streamed answer starts, so the client gets the 429 (and Retry-After) its library retries on.
     const wait = deps.engine.retryAfterSec?.(speaker.user_id) ?? 0;
-    if (wait > 0) {
-      const error = rateLimitedError(wait);
-      refused(request, error);
-      return sendOpenAiError(reply.header('retry-after', String(wait)), error);
-    }
+    if (wait > 0) return tooManyMessages(request, reply, wait);
     const explicit = explicitSession(request) ?? (speaker.conversation !== undefined ? conversationSession(speaker.conversation) : undefined);
     // A named session needs no digest; only a session found from the history is remembered by it.
     const session =
@@ -184,10 +185,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiEndpointD
     const identity = newCompletionIdentity(OPENAI_MODEL, started);
     if (!chat.stream) {
       const out = await answer();
-      if (out.error_code === 'rate_limited') {
-        const retryAfter = out.retry_after_sec ?? 1;
-        return sendOpenAiError(reply.header('retry-after', String(retryAfter)), rateLimitedError(retryAfter));
-      }
+      if (out.error_code === 'rate_limited') return tooManyMessages(request, reply, out.retry_after_sec ?? 1);
       return reply.headers({ ...headers, 'x-homeclaw-kind': out.kind }).send(chatCompletion(identity, out.text));
     }
     reply.hijack();

@@ -136,6 +136,7 @@ describe('POST /api/messages with "async": true', () => {
     const res = await app.inject({ method: 'POST', url: '/api/messages', payload: { channel: 'web', user_id: 'ann', text: 'hi' } });
     expect(res.statusCode).toBe(429);
     expect(res.headers['retry-after']).toBe('7');
+    expect(res.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
     expect((res.json() as { message: string }).message).toMatch(/too many messages from this user; try again in 7 s/);
   });
 });

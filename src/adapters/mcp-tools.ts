@@ -14,9 +14,9 @@ import {
   type PluginRequest,
 } from '../protocol/types.js';
 import { isPlainObject } from '../kit/plain-object.js';
+import { isParameterName } from '../protocol/descriptor/name-patterns.js';
 
 const CAPABILITY_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 export interface ToolCatalog {
   capabilities: CapabilitySpec[];
@@ -77,7 +77,7 @@ export function schemaToParameters(inputSchema: JsonObject): ParameterSpec[] {
   const required = new Set(Array.isArray(inputSchema.required) ? inputSchema.required.filter((r): r is string => typeof r === 'string') : []);
   const parameters: ParameterSpec[] = [];
   for (const [name, raw] of Object.entries(properties)) {
-    if (!PARAMETER_NAME.test(name) || !isJsonObject(raw)) continue;
+    if (!isParameterName(name) || !isJsonObject(raw)) continue;
     const parameter: ParameterSpec = { name, type: parameterType(raw), required: required.has(name) };
     if (raw.default !== undefined) parameter.default = raw.default;
     if (typeof raw.description === 'string' && raw.description) parameter.description = raw.description;

@@ -4,6 +4,7 @@
 import type { LlmClient, LlmMessage, LlmReply, LlmToolCall, LlmToolDefinition } from './llm-client.js';
 import { errorMessage } from '../kit/error-message.js';
 import { isPlainObject } from '../kit/plain-object.js';
+import { explainPrototypeKey, findPrototypeKey, mayHoldPrototypeKey } from '../kit/prototype-keys.js';
 
 export type ToolExecution<TFinal> = { kind: 'to_model'; content: string } | { kind: 'final'; value: TFinal };
 
@@ -70,7 +71,7 @@ export async function runToolLoop<TFinal>(input: ToolLoopInput<TFinal>): Promise
       const parsed = parseArguments(call.arguments);
       const execution: ToolExecution<TFinal> = parsed.ok
         ? await input.execute(call, parsed.value)
-        : { kind: 'to_model', content: `Error: the arguments of ${call.name} are not valid JSON (${parsed.error}). Call the tool again with a JSON object.` };
+        : { kind: 'to_model', content: `Error: the arguments of ${call.name} ${parsed.error}. Call the tool again with a JSON object.` };
       // The first call that produces a user-facing reply ends the turn; later calls in the same batch
       // are not executed, so one model turn never places two orders.
       if (execution.kind === 'final') return { kind: 'final', value: execution.value, rounds: round };
@@ -84,9 +85,12 @@ function parseArguments(text: string): { ok: true; value: Record<string, unknown
   if (text.trim() === '') return { ok: true, value: {} };
   try {
     const value: unknown = JSON.parse(text);
-    if (!isPlainObject(value)) return { ok: false, error: 'not a JSON object' };
+    if (!isPlainObject(value)) return { ok: false, error: 'are not valid JSON (not a JSON object)' };
+    // A model can be talked into anything by what it reads: its arguments are outside input like any other.
+    const prototypeKey = mayHoldPrototypeKey(text) ? findPrototypeKey(value) : undefined;
+    if (prototypeKey !== undefined) return { ok: false, error: `were refused (${explainPrototypeKey(prototypeKey)})` };
     return { ok: true, value: value as Record<string, unknown> };
   } catch (error) {
-    return { ok: false, error: errorMessage(error) };
+    return { ok: false, error: `are not valid JSON (${errorMessage(error)})` };
   }
 }

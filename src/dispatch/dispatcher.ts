@@ -17,6 +17,7 @@ import type { InvocationEventBus } from './invocation-events.js';
 import { errorMessage } from '../kit/error-message.js';
 import { findCapability } from '../kit/find-capability.js';
 import { nestsDeeperThan } from '../kit/json-depth.js';
+import { explainPrototypeKey, findPrototypeKey } from '../kit/prototype-keys.js';
 
 /** What observers learn about each finished invocation (no parameters: they may hold personal data). */
 export interface InvocationRecord {
@@ -135,6 +136,11 @@ export class Dispatcher implements DispatcherApi {
       const code: ErrorCode = record.state === 'stale' ? 'stale' : 'offline';
       const why = record.state_reason ? `: ${record.state_reason}` : '';
       return fail(code, `plugin "${record.descriptor.id}" is ${record.state}${why}`);
+    }
+    // Before the defaults are filled in: the copy that takes them would turn the key into its prototype.
+    const prototypeKey = findPrototypeKey(options.parameters, MAX_PARAMETER_DEPTH + 1);
+    if (prototypeKey !== undefined) {
+      return fail('invalid_params', `invalid parameters for ${record.descriptor.id}.${capability.id}: ${explainPrototypeKey(prototypeKey)}`);
     }
     // Defaults first, so every path (HTTP, CLI, MCP, MQTT, conversation) validates and sends the same values.
     const parameters = withParameterDefaults(record.descriptor.config, capability, options.parameters ?? {});

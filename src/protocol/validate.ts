@@ -6,6 +6,7 @@ import type { ValidationIssue } from './types.js';
 import { errorMessage } from '../kit/error-message.js';
 import { isPlainObject } from '../kit/plain-object.js';
 import { nestsDeeperThan } from '../kit/json-depth.js';
+import { explainPrototypeKey, findPrototypeKey, mayHoldPrototypeKey } from '../kit/prototype-keys.js';
 import { MAX_JSON_DEPTH } from './limits.js';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; errors: ValidationIssue[] };
@@ -77,6 +78,10 @@ export function parseJsonPayload(payload: Buffer | string, maxBytes: number): Va
   }
   if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
     return { ok: false, errors: [{ path: '', message: `payload is nested deeper than ${MAX_JSON_DEPTH} levels of objects and arrays` }] };
+  }
+  const prototypeKey = mayHoldPrototypeKey(text) ? findPrototypeKey(parsed) : undefined;
+  if (prototypeKey !== undefined) {
+    return { ok: false, errors: [{ path: prototypeKey, message: `payload has ${explainPrototypeKey(prototypeKey)}` }] };
   }
   return { ok: true, value: parsed as Record<string, unknown> };
 }

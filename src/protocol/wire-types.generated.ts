@@ -35,7 +35,7 @@ export interface ValidationIssue {
 
 export interface ParameterSpec {
   /**
-   * Parameter name: a JSON property name that every LLM tool-calling API and every language accepts.
+   * Parameter name: a JSON property name that every LLM tool-calling API and every language accepts. The names of the members every JavaScript object has are reserved: a parameter named so would seem present in every call.
    */
   name: string;
   type: ParameterType;

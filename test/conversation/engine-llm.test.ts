@@ -316,6 +316,19 @@ describe('what the model does wrong', () => {
     expect(toolMessages[2]).toMatch(/not valid JSON/);
   });
 
+  it('arguments with a "__proto__" key go back to the model refused, before anything reads them', async () => {
+    const h = await start([buyDescriptor({ default_parameters: { address: 'a', phone: 'p', contact_name: 'c' }, use_defaults_directly: true })]);
+    h.llm!.push(
+      { tool_calls: [{ name: 'route_to_plugin', arguments: '{"plugin_id": "buy", "parameters": {"__proto__": {"item": "milk"}}}' }] },
+      route('buy', { item: 'milk' }),
+    );
+    const user = await h.user('ria');
+    expect(await user.say('buy milk')).toMatchObject({ kind: 'answer', text: 'Order placed for milk.' });
+    expect(h.dispatcher.calls).toHaveLength(1);
+    const toolMessages = h.llm!.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    expect(toolMessages[0]).toMatch(/arguments of route_to_plugin were refused \(a "__proto__" key at \/parameters\/__proto__ is refused/);
+  });
+
   it('a model that loops calling tools is stopped at max rounds with a clear reply', async () => {
     const h = await start([buyDescriptor()], { max_rounds: 3 });
     h.llm!.respondWith(() => ({ tool_calls: [{ name: 'find_plugins', arguments: { query: 'anything' } }] }));

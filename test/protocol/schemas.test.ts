@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAPABILITY_ID_PATTERN, PARAMETER_NAME_PATTERN } from '../../src/protocol/descriptor/name-patterns.js';
+import { CAPABILITY_ID_PATTERN, PARAMETER_NAME_PATTERN, RESERVED_PARAMETER_NAMES } from '../../src/protocol/descriptor/name-patterns.js';
 import { PLUGIN_ID_PATTERN, REQUEST_ID_PATTERN } from '../../src/protocol/ids.js';
 import { findPackageRoot } from '../../src/kit/package-root.js';
 import { allProtocolSchemas, descriptorSchema, getSchemaValidator, loadSchemaStore, SCHEMA_NAMES } from '../../src/protocol/schemas.js';
@@ -36,12 +36,15 @@ describe('schema store', () => {
   });
 
   it('keeps the TypeScript constants and the schema files in agreement', () => {
-    const defs = allProtocolSchemas().common['$defs'] as Record<string, { pattern?: string; enum?: string[] }>;
+    const defs = allProtocolSchemas().common['$defs'] as Record<string, { pattern?: string; enum?: string[]; not?: { enum?: string[] } }>;
     expect(defs['plugin_id']?.pattern).toBe(PLUGIN_ID_PATTERN.source);
     expect(defs['channel_id']?.pattern).toBe(PLUGIN_ID_PATTERN.source);
     expect(defs['request_id']?.pattern).toBe(REQUEST_ID_PATTERN.source);
     expect(defs['capability_id']?.pattern).toBe(CAPABILITY_ID_PATTERN.source);
     expect(defs['parameter_name']?.pattern).toBe(PARAMETER_NAME_PATTERN.source);
+    expect(defs['parameter_name']?.not?.enum).toEqual([...RESERVED_PARAMETER_NAMES]);
+    // Every member an object inherits is reserved, no more.
+    expect([...RESERVED_PARAMETER_NAMES].sort()).toEqual(Object.getOwnPropertyNames(Object.prototype).sort());
     expect(defs['parameter_type']?.enum).toEqual([...PARAMETER_TYPES]);
     expect(defs['plugin_type']?.enum).toEqual([...PLUGIN_TYPES]);
     expect(defs['system_key']?.enum).toEqual([...SYSTEM_KEYS]);

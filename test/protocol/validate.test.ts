@@ -342,6 +342,16 @@ describe('parseJsonPayload', () => {
       expect(parseJsonPayload(text, 100)).toEqual({ ok: false, errors: [{ path: '', message: 'payload must be a JSON object' }] });
     }
   });
+
+  it('refuses a "__proto__" key at any depth, written plainly or escaped, and names where it is', () => {
+    for (const text of ['{"a":[{"__proto__":{}}]}', '{"a":[{"\\u005f\\u005fproto__":{}}]}']) {
+      expect(parseJsonPayload(text, 1000)).toEqual({
+        ok: false,
+        errors: [{ path: '/a/0/__proto__', message: expect.stringMatching(/^payload has a "__proto__" key at \/a\/0\/__proto__ is refused/) }],
+      });
+    }
+    expect(parseJsonPayload('{"text":"__proto__","\\u0041":1}', 1000)).toEqual({ ok: true, value: { text: '__proto__', A: 1 } });
+  });
 });
 
 describe('parseRegisterMessage', () => {

@@ -9,6 +9,7 @@ import { guardedFetch, TargetRefusedError } from './guarded-fetch.js';
 import type { SelfTargetGuard } from './self-target.js';
 import { errorMessage } from '../kit/error-message.js';
 import { isPlainObject } from '../kit/plain-object.js';
+import { explainPrototypeKey, findPrototypeKey } from '../kit/prototype-keys.js';
 
 export interface DescriptorFetchLimits {
   /** The whole exchange: connecting, redirects, headers and body. */
@@ -118,6 +119,9 @@ function parseDocument(text: string, kind: 'json' | 'yaml' | 'plain', shown: str
       error: `${shown} holds ${Array.isArray(value) ? 'a list' : value === null || value === undefined ? 'nothing' : `a ${typeof value}`}, not a descriptor object`,
     };
   }
+  // The document comes from a device, like a registration over MQTT, and is held to the same rule.
+  const prototypeKey = findPrototypeKey(value);
+  if (prototypeKey !== undefined) return { ok: false, error: `${shown} has ${explainPrototypeKey(prototypeKey)}` };
   return { ok: true, document: value as Record<string, unknown> };
 }
 

@@ -1,5 +1,7 @@
 // The built-in "notes" plugin. One SQLite file per plugin data dir (<data_dir>/notes.db); each call
-// opens and closes it, so hot reloads and tests never leave a handle behind.
+// opens and closes it, so hot reloads and tests never leave a handle behind. A note belongs to the user
+// it was saved for and is listed and found only for them; one saved in a call made for no user (the admin
+// token, the CLI) is the household's and is listed for everyone.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BuiltinContext, BuiltinReturn } from '../../src/adapters/builtin-module.js';
@@ -65,8 +67,15 @@ export async function save_note(params: JsonObject, ctx: BuiltinContext): Promis
   return { text: `Saved note #${id}${title ? ` "${title}"` : ''}.`, data: { id, title, text } };
 }
 
+/** The notes a caller may see: their own and the household's. `IS` also matches a NULL user id. */
+const VISIBLE = '(user_id IS ? OR user_id IS NULL)';
+
 export async function list_notes(params: JsonObject, ctx: BuiltinContext): Promise<BuiltinReturn> {
-  const notes = withNotes(ctx, (db) => db.prepare('SELECT * FROM notes ORDER BY created_at DESC, id DESC LIMIT ?').all(limitOf(params)) as NoteRow[]);
+  const owner = ctx.request.user_id ?? null;
+  const notes = withNotes(
+    ctx,
+    (db) => db.prepare(`SELECT * FROM notes WHERE ${VISIBLE} ORDER BY created_at DESC, id DESC LIMIT ?`).all(owner, limitOf(params)) as NoteRow[],
+  );
   if (notes.length === 0) return { text: 'You have no notes yet.', data: asData([]) };
   return { text: `Your ${notes.length === 1 ? 'note' : `${notes.length} latest notes`}:\n${notes.map(line).join('\n')}`, data: asData(notes) };
 }
@@ -82,9 +91,13 @@ export async function search_notes(params: JsonObject, ctx: BuiltinContext): Pro
   if (words.length === 0) return { success: false, error: 'say what to search for', ask_user: true, missing_parameters: ['query'] };
   const where = words.map(() => "(text LIKE ? ESCAPE '\\' OR COALESCE(title, '') LIKE ? ESCAPE '\\')").join(' AND ');
   const args = words.flatMap((w) => [likePattern(w), likePattern(w)]);
+  const owner = ctx.request.user_id ?? null;
   const notes = withNotes(
     ctx,
-    (db) => db.prepare(`SELECT * FROM notes WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args, limitOf(params)) as NoteRow[],
+    (db) =>
+      db
+        .prepare(`SELECT * FROM notes WHERE ${VISIBLE} AND ${where} ORDER BY created_at DESC, id DESC LIMIT ?`)
+        .all(owner, ...args, limitOf(params)) as NoteRow[],
   );
   if (notes.length === 0) return { text: `No note mentions "${query}".`, data: asData([]) };
   return { text: `Notes about "${query}":\n${notes.map(line).join('\n')}`, data: asData(notes) };

@@ -15,6 +15,7 @@ import { clip, failure, parseTextualAnswer, tryParseJson } from './plugin-result
 import { errorMessage } from '../kit/error-message.js';
 import { isPlainObject } from '../kit/plain-object.js';
 import { formatIssues } from '../kit/format-issues.js';
+import { redactUrlSecrets } from '../kit/redact-url.js';
 
 export interface HttpAdapterOptions {
   registry: RegistryApi;
@@ -94,10 +95,10 @@ export function createHttpAdapter(options: HttpAdapterOptions): HttpAdapter {
       const response = await guardedFetch(url, { method: 'GET', signal, headers: { accept: 'application/json, text/plain, */*' } }, options.guard);
       // Drain the body so the keep-alive socket can be reused.
       await response.arrayBuffer().catch(() => undefined);
-      return response.ok ? { ok: true, detail: `HTTP ${response.status}` } : { ok: false, detail: `HTTP ${response.status} from ${url}` };
+      return response.ok ? { ok: true, detail: `HTTP ${response.status}` } : { ok: false, detail: `HTTP ${response.status} from ${redactUrlSecrets(url)}` };
     } catch (err) {
       if (err instanceof TargetRefusedError) return { ok: false, detail: `the health check ${err.message}: refused` };
-      if (signal.aborted) return { ok: false, detail: `no answer from ${url} within ${healthTimeoutMs} ms` };
+      if (signal.aborted) return { ok: false, detail: `no answer from ${redactUrlSecrets(url)} within ${healthTimeoutMs} ms` };
       return { ok: false, detail: describeNetworkError(url, err) };
     }
   }
@@ -272,21 +273,25 @@ function errorCodes(err: unknown): string[] {
   return codes;
 }
 
-function describeNetworkError(url: string, err: unknown): string {
+/** The URL is shown without its password and query values: the error reaches the caller, not only the admin. */
+function describeNetworkError(rawUrl: string, err: unknown): string {
+  const url = redactUrlSecrets(rawUrl);
   const codes = errorCodes(err);
   if (codes.includes('ECONNREFUSED')) return `connection refused at ${url}`;
   if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN')) return `host not found for ${url}`;
   const cause = (err as { cause?: unknown }).cause;
-  const message = cause instanceof Error ? cause.message : errorMessage(err);
+  // fetch's own messages may quote the URL as written.
+  const message = (cause instanceof Error ? cause.message : errorMessage(err)).split(rawUrl).join(url);
   return `could not reach ${url}: ${message}${codes.length ? ` (${codes[0]})` : ''}`;
 }
 
-function describeFetchError(id: string, url: string, err: unknown, signal: AbortSignal): string {
+function describeFetchError(id: string, rawUrl: string, err: unknown, signal: AbortSignal): string {
+  const url = redactUrlSecrets(rawUrl);
   if (signal.aborted) {
     const reason = signal.reason instanceof Error ? signal.reason.message : 'deadline reached';
     return `plugin ${id} did not answer at ${url}: ${reason}`;
   }
   if (errorCodes(err).includes('ECONNREFUSED')) return `plugin ${id} is not running (connection refused at ${url})`;
   if (err instanceof Error && /larger than the limit|more than the limit/.test(err.message)) return `plugin ${id} answered too much: ${err.message}`;
-  return `plugin ${id}: ${describeNetworkError(url, err)}`;
+  return `plugin ${id}: ${describeNetworkError(rawUrl, err)}`;
 }

@@ -13,6 +13,7 @@ import type { DispatcherApi, InvocationAudit, InvocationGuard, InvocationRefusal
 import { ParamValidator } from './param-validator.js';
 import { buildPluginRequest } from './plugin-request.js';
 import { withParameterDefaults } from './parameter-defaults.js';
+import { withCallerIdentity } from './caller-identity.js';
 import type { InvocationEventBus } from './invocation-events.js';
 import { errorMessage } from '../kit/error-message.js';
 import { findCapability } from '../kit/find-capability.js';
@@ -143,7 +144,8 @@ export class Dispatcher implements DispatcherApi {
       return fail('invalid_params', `invalid parameters for ${record.descriptor.id}.${capability.id}: ${explainPrototypeKey(prototypeKey)}`);
     }
     // Defaults first, so every path (HTTP, CLI, MCP, MQTT, conversation) validates and sends the same values.
-    const parameters = withParameterDefaults(record.descriptor.config, capability, options.parameters ?? {});
+    // Identity last: neither the caller nor a configured default may name another user.
+    const parameters = withCallerIdentity(capability, withParameterDefaults(record.descriptor.config, capability, options.parameters ?? {}), options.context);
     if (nestsDeeperThan(parameters, MAX_PARAMETER_DEPTH)) {
       // Checked before anything walks them: the schema check, the copy and the serialisation all recurse.
       return fail(

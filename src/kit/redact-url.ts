@@ -16,3 +16,20 @@ export function redactUrl(url: string): string {
     return '(unparsable url)';
   }
 }
+
+/**
+ * The URL as an error may show it to a user: the password and every query value replaced by "***", the
+ * query's names kept (they say what was sent, and an API key is usually one of the values). Services such
+ * as OpenWeatherMap take their key in the query, and a plugin's error reaches whoever made the call.
+ */
+export function redactUrlSecrets(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password && !parsed.search) return url;
+    if (parsed.password) parsed.password = '***';
+    if (parsed.search) parsed.search = [...parsed.searchParams.keys()].map((name) => `${encodeURIComponent(name)}=***`).join('&');
+    return parsed.toString();
+  } catch {
+    return '(unparsable url)';
+  }
+}

@@ -139,6 +139,19 @@ describe('http adapter: invoke', () => {
     expect(result.error).toBe(`plugin gone is not running (connection refused at http://127.0.0.1:${port}/run)`);
   });
 
+  it('shows no password or query value of the URL in an error, which reaches whoever made the call', async () => {
+    const port = await closedPort();
+    const keyed = descriptor('keyed', 'http', { base_url: `http://127.0.0.1:${port}/owm?appid=OWM_KEY_123` });
+    const refused = await adapter.invoke(call(record(keyed)));
+    expect(refused.error).not.toContain('OWM_KEY_123');
+    expect(refused.error).toContain(`connection refused at http://127.0.0.1:${port}/owm?appid=***`);
+    // fetch refuses a URL with a password, quoting it: the quote is redacted too.
+    const withPassword = descriptor('login', 'http', { base_url: `http://user:pa55@127.0.0.1:${port}/owm?appid=OWM_KEY_123` });
+    const failed = await adapter.invoke(call(record(withPassword)));
+    expect(failed.error).not.toMatch(/OWM_KEY_123|pa55/);
+    expect(failed.error).toContain(`http://user:***@127.0.0.1:${port}/owm?appid=***`);
+  });
+
   it('aborts the fetch when the signal fires at the deadline', async () => {
     const before = hanging.size;
     const controller = new AbortController();

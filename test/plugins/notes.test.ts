@@ -84,10 +84,27 @@ describe('notes plugin', () => {
     expect((await call('search_notes', {})).error_code).toBe('invalid_params');
   });
 
+  it("shows a user their own notes and the household's, never another user's", async () => {
+    const as = (user: string | undefined, capability_id: string, parameters: Record<string, string> = {}) =>
+      dispatcher.invoke({ plugin_id: 'notes', capability_id, parameters, ...(user ? { context: { user_id: user } } : {}) });
+    await as('bob', 'save_note', { text: 'bank PIN is 9876' });
+    await as(undefined, 'save_note', { text: 'the bins go out on Monday' });
+    const texts = async (user: string | undefined, capability_id: string, parameters: Record<string, string> = {}) =>
+      ((await as(user, capability_id, parameters)).data as { notes: { text: string }[] }).notes.map((n) => n.text);
+    expect(await texts('alice', 'list_notes')).not.toContain('bank PIN is 9876');
+    expect(await texts('alice', 'list_notes')).toContain('the bins go out on Monday');
+    expect(await texts('alice', 'search_notes', { query: 'PIN' })).toEqual([]);
+    expect(await texts('bob', 'list_notes')).toEqual(['the bins go out on Monday', 'bank PIN is 9876']);
+    expect(await texts('bob', 'search_notes', { query: 'PIN' })).toEqual(['bank PIN is 9876']);
+    // A call made for no user sees the household's notes only.
+    expect(await texts(undefined, 'list_notes')).toEqual(['the bins go out on Monday']);
+  });
+
   it('keeps the notes across a restart of the Core', async () => {
     await stop();
     await start();
     const listed = await call('list_notes');
-    expect((listed.data as { notes: unknown[] }).notes).toHaveLength(3);
+    // alice's three and the household's one.
+    expect((listed.data as { notes: unknown[] }).notes).toHaveLength(4);
   });
 });

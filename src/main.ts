@@ -61,6 +61,7 @@ import { defaultTimeZone, isValidTimeZone } from './conversation/system-context.
 import { syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
 import { EventLoopMonitor } from './observability/event-loop-monitor.js';
 import { redactUrl } from './kit/redact-url.js';
+import { ChannelBindings } from './access/channel-bindings.js';
 
 export { ConfigError, EMBEDDED_DISCOVERY_WARNING, type CoreContext, type RunningCore, type StartCoreOptions } from './lifecycle/core-context.js';
 
@@ -149,9 +150,17 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
     const selfTarget = new SelfTargetGuard({ port: () => httpPort ?? (config.http.port || undefined) });
     // Messages for users outside a request (plugins' notify, reminders, scheduled tasks).
     const lastChannels = new SqliteLastChannelStore(db);
+    // Who each channel may carry messages for; the front doors decide who it may speak for from the same bindings.
+    const channelBindings = new ChannelBindings({
+      embedded: bus.embedded,
+      configured: config.access.channels,
+      credentialUsers: (channel) => credentials.usersOfChannel(channel),
+      boundUsers: (channel) => credentials.boundUsersOfChannel(channel),
+    });
     const notifier = createNotifier({
       bus,
       lastChannels,
+      mayCarry: (channel, userId) => channelBindings.mayCarry(channel, userId),
       default_channel: config.notifications.default_channel,
       mayNotify: pluginNotifyPolicy(policy, registry),
       budget: new NotificationBudget(config.notifications.max_per_minute),
@@ -342,6 +351,7 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
       ingress,
       feed: eventFeed,
       checkTargets: (descriptor) => checkTargets(selfTarget, descriptor),
+      mayCarry: (channel, userId) => channelBindings.mayCarry(channel, userId),
     });
     const mode = accessMode(embeddedAccess);
     log[mode === 'credentials' ? 'info' : 'warn']({ access_mode: mode }, accessModeNote(mode));

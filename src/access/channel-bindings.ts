@@ -27,6 +27,11 @@ export interface ChannelBindingsDeps {
   configured: Record<string, { users: string[] }>;
   /** Users of the channel credentials acting for a channel (the credential store). */
   credentialUsers: (channel: string) => string[];
+  /**
+   * Users the channel credentials of a channel speak for, each defaulting to the user named like the
+   * credential; empty when no channel credential acts for it. Decides who may be written to there.
+   */
+  boundUsers?: (channel: string) => string[];
 }
 
 const ANYONE = '*';
@@ -44,6 +49,21 @@ export class ChannelBindings {
 
   authorize(input: SpeakerInput): SpeakerDecision {
     return this.deps.embedded ? this.embedded(input) : this.external(input);
+  }
+
+  /**
+   * Whether a message for a user may go out on a channel's `out` topic. A channel bound to users
+   * (access.channels.<ch>.users, or channel credentials acting for it) is somebody's device: only their
+   * messages go there, so nobody can write into another user's tablet by naming it. An unbound channel
+   * (the dashboard's "web", a shared display) carries anyone's.
+   */
+  mayCarry(channel: string, userId: string): SpeakerDecision {
+    const users = [...(this.deps.configured[channel]?.users ?? []), ...(this.deps.boundUsers?.(channel) ?? [])];
+    if (users.length === 0 || permits(users, userId)) return { allowed: true };
+    return {
+      allowed: false,
+      reason: `channel "${channel}" carries messages only for ${quoteList([...new Set(users)])}, not for "${userId}"`,
+    };
   }
 
   /** The users a channel may speak for with an external broker (what /api/status and the docs show). */

@@ -225,6 +225,15 @@ export class CredentialStore implements CredentialVerifier {
     return [...users];
   }
 
+  /** Users the channel credentials of this channel speak for, a credential without --users for its own name. */
+  boundUsersOfChannel(channel: string): string[] {
+    const users = new Set<string>();
+    for (const credential of this.list()) {
+      if (credential.role === 'channel' && credential.channels.includes(channel)) for (const user of credential.users ?? [credential.name]) users.add(user);
+    }
+    return [...users];
+  }
+
   get(name: string): CredentialInfo | undefined {
     const row = this.row(name);
     return row && isRole(row.role) ? this.info(row) : undefined;

@@ -64,6 +64,8 @@ export interface NotifierDeps {
   mayNotify?: PluginNotifyPolicy;
   /** How many messages a plugin may send one user; without one, no limit (the Core's own messages have none). */
   budget?: NotificationBudget;
+  /** Whether a channel may carry a message for a user (a channel bound to other users may not); without one, any may. */
+  mayCarry?: (channel: string, userId: string) => { allowed: true } | { allowed: false; reason: string };
   log: Logger;
 }
 
@@ -109,6 +111,16 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         };
       }
       if (!isChannelId(where.channel)) return { ok: false, error_code: 'invalid', error: `invalid channel name ${JSON.stringify(where.channel)}` };
+      const carried = deps.mayCarry?.(where.channel, notification.user_id) ?? { allowed: true };
+      if (!carried.allowed) {
+        refusals.warn(
+          log,
+          `${where.channel}\u0000${notification.user_id}`,
+          { channel: where.channel },
+          'notification refused: the channel belongs to other users',
+        );
+        return { ok: false, error_code: 'forbidden', error: carried.reason };
+      }
       const request_id = randomUUID();
       const message: ChannelMessageOut = {
         request_id,

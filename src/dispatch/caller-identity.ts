@@ -1,13 +1,14 @@
 // Who a call is made for comes from the caller's credential, never from its parameters. A parameter bound
-// to the system key user_id (or channel) tells a plugin whose data to touch: a reminder list, a note, an
-// order. When a front door made the call for a user (a user token, an MCP session, a bound channel), those
-// parameters take that user and the call's channel, whatever the caller put there; only a call made for
-// no user (the admin token, the CLI) names them itself.
+// to the system key user_id tells a plugin whose data to touch: a reminder list, a note, an order. When a
+// front door made the call for a user (a user token, an MCP session, a bound channel), such a parameter
+// takes that user, whatever the caller put there; only a call made for no user (the admin token, the CLI)
+// names it itself. A parameter bound to channel stays the caller's choice (an MCP client may ask for a
+// reminder on the kitchen tablet); the notifier decides whether that channel may carry the user's message.
 import type { CapabilitySpec, JsonObject } from '../protocol/types.js';
 import type { InvocationContext } from './dispatcher-api.js';
 
 /**
- * The parameters with every identity-bound one set from the context, or the same object when there is
+ * The parameters with every user_id-bound one set from the context, or the same object when there is
  * nothing to set (most capabilities have none).
  */
 export function withCallerIdentity(capability: Pick<CapabilitySpec, 'parameters'>, parameters: JsonObject, context: InvocationContext | undefined): JsonObject {
@@ -15,10 +16,9 @@ export function withCallerIdentity(capability: Pick<CapabilitySpec, 'parameters'
   if (userId === undefined || userId === '') return parameters;
   let bound: JsonObject | undefined;
   for (const parameter of capability.parameters) {
-    const value = parameter.system_key === 'user_id' ? userId : parameter.system_key === 'channel' ? context?.channel_name : undefined;
-    if (value === undefined || value === '' || parameters[parameter.name] === value) continue;
+    if (parameter.system_key !== 'user_id' || parameters[parameter.name] === userId) continue;
     bound ??= Object.assign({}, parameters);
-    bound[parameter.name] = value;
+    bound[parameter.name] = userId;
   }
   return bound ?? parameters;
 }

@@ -65,3 +65,27 @@ describe('external broker', () => {
     expect(external({ dev: { users: ['*'] } }).authorize({ channel: 'dev', user_id: 'anyone' }).allowed).toBe(true);
   });
 });
+
+describe('who a channel may carry messages for', () => {
+  const bindings = new ChannelBindings({
+    embedded: true,
+    configured: { hall: { users: ['carol'] }, lobby: { users: ['*'] } },
+    credentialUsers: () => [],
+    boundUsers: (channel) => (channel === 'kitchen' ? ['bob', 'dana'] : []),
+  });
+
+  it("carries only its users' messages when bound by config or by channel credentials", () => {
+    expect(bindings.mayCarry('kitchen', 'bob')).toEqual({ allowed: true });
+    expect(bindings.mayCarry('kitchen', 'alice')).toEqual({
+      allowed: false,
+      reason: 'channel "kitchen" carries messages only for "bob", "dana", not for "alice"',
+    });
+    expect(bindings.mayCarry('hall', 'carol')).toEqual({ allowed: true });
+    expect(bindings.mayCarry('hall', 'bob')).toMatchObject({ allowed: false });
+  });
+
+  it("carries anyone's on an unbound channel or one bound to *", () => {
+    expect(bindings.mayCarry('web', 'alice')).toEqual({ allowed: true });
+    expect(bindings.mayCarry('lobby', 'alice')).toEqual({ allowed: true });
+  });
+});

@@ -12,13 +12,13 @@ const capability = {
 };
 
 describe('withCallerIdentity', () => {
-  it('sets the user and channel parameters from a call made for a user, over what the caller sent', () => {
+  it("sets the user parameter from a call made for a user, over what the caller sent; the channel stays the caller's", () => {
     const sent = { who: 'bob', where: 'kitchen', tz: 'UTC', text: 'hi' };
-    expect(withCallerIdentity(capability, sent, { user_id: 'alice', channel_name: 'mcp' })).toEqual({ who: 'alice', where: 'mcp', tz: 'UTC', text: 'hi' });
+    expect(withCallerIdentity(capability, sent, { user_id: 'alice', channel_name: 'mcp' })).toEqual({ who: 'alice', where: 'kitchen', tz: 'UTC', text: 'hi' });
     expect(sent.who).toBe('bob'); // the caller's object is not changed
   });
 
-  it('fills them when the caller sent none, and leaves a channel the context does not know', () => {
+  it('fills it when the caller sent none', () => {
     expect(withCallerIdentity(capability, { text: 'hi' }, { user_id: 'alice' })).toEqual({ who: 'alice', text: 'hi' });
   });
 
@@ -26,7 +26,7 @@ describe('withCallerIdentity', () => {
     const sent = { who: 'bob', text: 'hi' };
     expect(withCallerIdentity(capability, sent, { channel_name: 'http' })).toBe(sent);
     expect(withCallerIdentity(capability, sent, undefined)).toBe(sent);
-    const already = { who: 'alice', where: 'mcp' };
+    const already = { who: 'alice', where: 'kitchen' };
     expect(withCallerIdentity(capability, already, { user_id: 'alice', channel_name: 'mcp' })).toBe(already);
   });
 });

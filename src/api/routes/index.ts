@@ -36,7 +36,7 @@ import { registerDashboardRoutes } from './dashboard.js';
 import { registerEventRoutes } from './events.js';
 import { registerHealthRoutes } from './health.js';
 import { registerMcpRoutes } from './mcp.js';
-import { registerMessageRoutes } from './messages.js';
+import { registerMessageRoutes, type MessageRoutesOptions } from './messages.js';
 import { registerMetricsRoutes } from './metrics.js';
 import { registerOpenApiRoute } from './openapi.js';
 import { registerPluginCapabilityRoutes } from './plugin-capabilities.js';
@@ -71,6 +71,8 @@ export interface CoreRoutesDeps {
   metrics: CoreMetrics | undefined;
   status: () => Record<string, unknown>;
   checkTargets: PluginRoutesDeps['checkTargets'];
+  /** Whether a channel may carry a message for a user: async replies go only where the user may be written to. */
+  mayCarry?: MessageRoutesOptions['mayCarry'];
 }
 
 export async function registerRoutes(http: HttpServer, deps: CoreRoutesDeps): Promise<void> {
@@ -94,6 +96,7 @@ export async function registerRoutes(http: HttpServer, deps: CoreRoutesDeps): Pr
     publishReply: (channel, reply) => deps.bus.publish(topics.channelOut(channel), JSON.stringify(reply), { qos: 1 }),
     onAsyncError: (err, request_id) => log.warn({ err, request_id }, 'async channel reply failed'),
     log: log.child({ room: 'api' }),
+    ...(deps.mayCarry ? { mayCarry: deps.mayCarry } : {}),
   });
   registerMcpRoutes(app, {
     registry,

@@ -20,6 +20,8 @@ export interface MessageRoutesOptions {
   onAsyncError?: (error: unknown, requestId: string) => void;
   /** Where refusals over the user's message budget are logged (once per user per window); none when absent. */
   log?: Logger;
+  /** Whether the channel may carry a message for the user; an async reply to a channel bound to other users is refused. */
+  mayCarry?: (channel: string, userId: string) => { allowed: true } | { allowed: false; reason: string };
 }
 
 export async function registerMessageRoutes(app: FastifyInstance, options: MessageRoutesOptions): Promise<void> {
@@ -53,6 +55,17 @@ export async function registerMessageRoutes(app: FastifyInstance, options: Messa
       return sendError(reply, 400, 'asynchronous replies are not available: no MQTT channel publisher', [
         { path: '/async', message: 'asynchronous replies are not available: no MQTT channel publisher' },
       ]);
+    }
+    // The reply would land on another user's device: the channel's out topic is theirs to read.
+    const carried = body.async === true ? (options.mayCarry?.(body.channel, body.user_id) ?? { allowed: true }) : { allowed: true as const };
+    if (!carried.allowed) {
+      refusals.warn(
+        log,
+        `carry\u0000${body.user_id}`,
+        { user_id: body.user_id, channel: body.channel },
+        'async reply refused: the channel belongs to other users',
+      );
+      return sendError(reply, 403, carried.reason, [{ path: '/channel', message: carried.reason }]);
     }
     // An async client needs the request_id up front to match the MQTT reply, so the route picks it.
     const request_id = body.async === true ? (body.request_id ?? randomUUID()) : body.request_id;

@@ -15,6 +15,8 @@ import type { CredentialVerifier } from './credentials.js';
 import { LoginConnections } from './login-connections.js';
 import { LoginGuard, type LoginLimits } from './login-guard.js';
 import { isCommandTopic } from '../protocol/topics.js';
+import { keepOnlyGrantedSubscriptions, type SubscriptionPersistence } from './persisted-subscriptions.js';
+import { guardFirstPacket, MAX_FIRST_PACKET_BYTES } from './first-packet-guard.js';
 
 export interface EmbeddedBrokerOptions {
   /** TCP listener address; default 127.0.0.1. */
@@ -341,6 +343,11 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
       droppedPayloads.has(packet.payload as Buffer) || !mayReceive(client, packet.payload) ? null : packet,
   });
 
+  keepOnlyGrantedSubscriptions((aedes as unknown as { persistence: SubscriptionPersistence }).persistence, (client, filter) => {
+    const identity = identities.get(client);
+    return identity !== undefined && authorizeSubscribeFilter(identity, filter, acl).allowed;
+  });
+
   aedes.on('clientError', (client, error) => log.debug({ clientId: client.id, err: error.message }, 'client error'));
   aedes.on('connectionError', (_client, error) => log.debug({ err: error.message }, 'connection error'));
 
@@ -354,12 +361,21 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
     warnings.warn(log, `connection\u0000${address}`, { address, reason }, 'connection closed: sent no login, and too many wait');
     eviction.connection.destroy();
   };
+  const refuseFirstPacket = (address: string | undefined, announced: number): void => {
+    warnings.warn(
+      log,
+      `first-packet\u0000${address ?? 'unknown'}`,
+      { address, announced_bytes: announced, limit_bytes: MAX_FIRST_PACKET_BYTES },
+      'connection closed: its first packet announced more bytes than a login ever needs',
+    );
+  };
   const tcpServer = createServer((socket) => {
     admitConnection(socket);
     socket.setNoDelay(noDelay);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     aedes.handle(socket);
+    guardFirstPacket(socket, (announced) => refuseFirstPacket(socket.remoteAddress, announced));
   });
   tcpServer.on('error', (error) => log.error({ err: error }, 'mqtt tcp listener error'));
 
@@ -397,6 +413,7 @@ export async function startEmbeddedBroker(options: EmbeddedBrokerOptions): Promi
         const stream = createWebSocketStream(socket);
         stream.on('error', (error) => log.debug({ err: error.message }, 'websocket stream error'));
         aedes.handle(stream, request);
+        guardFirstPacket(stream, (announced) => refuseFirstPacket(request.socket.remoteAddress, announced));
       });
       wsServer.on('error', (error) => log.error({ err: error }, 'mqtt websocket listener error'));
       httpServerForWs = httpServer;

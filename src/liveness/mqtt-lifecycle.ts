@@ -260,6 +260,11 @@ export class MqttLifecycle {
     const rawId = typeof parsed.value.plugin_id === 'string' ? parsed.value.plugin_id : null;
     if (!valid.ok) return this.reject(rawId, valid.errors, message);
     const pluginId = valid.value.plugin_id;
+    // Answered to the sender alone: the id's ack topic is its owner's, whose SDK would take a refusal
+    // there for the answer to its own registration (a flood of these kept a plugin from starting).
+    if (this.deps.mayUsePluginId !== undefined && !this.deps.mayUsePluginId(message.publisher, pluginId)) {
+      return this.reject(pluginId, [{ path: '/plugin_id', message: `this client's credentials do not allow the plugin id "${pluginId}"` }], message, true);
+    }
     const outcome = this.deps.registry.unregister(pluginId, ownerOf(message.publisher));
     if (!outcome.ok) return this.reject(pluginId, [{ path: '/plugin_id', message: outcome.error }], message);
     this.lastSeen.delete(pluginId);

@@ -3,6 +3,12 @@ import { type Static, Type } from '@sinclair/typebox';
 import { USER_ID_PATTERN } from '../../access/user-id.js';
 import type { JsonValue } from '../../protocol/types.js';
 
+/**
+ * What one profile may hold. A profile is a few facts about a person (address, phone, city); without a
+ * bound a user token could grow the database without end (three requests of 1,300 keys took it to 22 MB).
+ */
+export const PROFILE_LIMITS = { keys: 200, bytes: 64 * 1024 } as const;
+
 /** A profile key (e.g. address, home.city). */
 export const PROFILE_KEY = '^[A-Za-z0-9_.-]{1,64}$';
 

@@ -77,7 +77,13 @@ function check(params: Record<string, string>, context: OAuthContext, urls: Serv
   }
 
   const state = params['state'];
-  const back = (error: OAuthError): Checked => ({ kind: 'redirect', redirect_uri, error, ...(state !== undefined ? { state } : {}) });
+  // Anyone may register a client dynamically, with any redirect URI: sending its errors there unasked
+  // would make this server a redirector to any site (RFC 9700, 4.11.2). Such a client's errors are shown
+  // here; an operator's client (the CLI's) gets them at its redirect URI, as RFC 6749 says.
+  const back = (error: OAuthError): Checked =>
+    client.source === 'dynamic'
+      ? { kind: 'page', status: 400, title: 'Invalid authorization request', message: `${error.errorCode}: ${error.message}` }
+      : { kind: 'redirect', redirect_uri, error, ...(state !== undefined ? { state } : {}) };
   const problems = formProblems(AuthorizationRequest, params);
   if (problems.some((problem) => problem.path === '/response_type')) return back(new UnsupportedResponseTypeError('only response_type=code is supported'));
   if (problems.length > 0) return back(new InvalidRequestError(listProblems(problems)));

@@ -244,6 +244,21 @@ describe('OAuth for /mcp with the MCP SDK client', () => {
     expect(await register({ redirect_uris: [REDIRECT_URI], scope: 'admin' })).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
   });
 
+  it('never redirects a bad request of a self-registered client: anyone could register a redirect to any site', async () => {
+    // Attack: register a client with an attacker's redirect URI, then send victims to /oauth/authorize
+    // with a broken request; the error used to come back as a 302 to that site, from this server's origin.
+    const res = await fetch(`${core.httpUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Evil', redirect_uris: ['http://evil.example/cb'], token_endpoint_auth_method: 'none' }),
+    });
+    const { client_id } = (await res.json()) as { client_id: string };
+    const answer = await fetch(`${core.httpUrl}/oauth/authorize?client_id=${client_id}&response_type=code`, { redirect: 'manual' });
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('location')).toBeNull();
+    expect(await answer.text()).toMatch(/invalid_request: .*code_challenge/);
+  });
+
   it('a grant lives as long as the user token that approved it: rotating it ends the grant', async () => {
     const carolToken = core.ctx.users.add('carol').token;
     const provider = new MemoryOAuthProvider({ client_name: 'carol client' });

@@ -62,6 +62,7 @@ import { syncHomeAssistantPlugin } from './bridges/homeassistant/bridge.js';
 import { EventLoopMonitor } from './observability/event-loop-monitor.js';
 import { redactUrl } from './kit/redact-url.js';
 import { ChannelBindings } from './access/channel-bindings.js';
+import { lockDataDir } from './lifecycle/data-dir-lock.js';
 
 export { ConfigError, EMBEDDED_DISCOVERY_WARNING, type CoreContext, type RunningCore, type StartCoreOptions } from './lifecycle/core-context.js';
 
@@ -77,6 +78,9 @@ export async function startCore(options: StartCoreOptions = {}): Promise<Running
   const parts = new PartRunner(log);
 
   try {
+    // First, before anything in the folder is touched: one Core per data directory.
+    const dataDirLock = lockDataDir(config.data_dir);
+    await parts.start(runningPart('data-dir-lock', () => dataDirLock.release()));
     preparePrivateDataDir(config.data_dir, log);
     const dbFile = join(config.data_dir, 'homeclaw.db');
     ensurePrivateFile(dbFile);

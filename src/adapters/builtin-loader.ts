@@ -255,7 +255,7 @@ export function createBuiltinLoader(options: BuiltinLoaderOptions): BuiltinLoade
     }
 
     const dataDir = join(resolve(options.data_dir), 'plugins', descriptor.id);
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     try {
       moduleExports ??= await importModule(folder, typeof config.module === 'string' ? config.module : undefined, compiledDir, importTimeoutMs);
       const loaded = bindHandlers(moduleExports, descriptor, {

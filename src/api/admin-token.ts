@@ -15,7 +15,7 @@ export function resolveAdminToken(dataDir: string, configured: string | null): {
     const token = readFileSync(file, 'utf8').trim();
     if (token.length >= 16) return { token, generated: false };
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const token = randomBytes(32).toString('base64url');
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

@@ -86,7 +86,7 @@ export class ChromaProcess {
     if (this.running) return this.url;
     if (this.port === 0) this.port = this.options.port || (await freePort());
     const chromaDir = this.options.dataDir;
-    mkdirSync(chromaDir, { recursive: true });
+    mkdirSync(chromaDir, { recursive: true, mode: 0o700 });
     this.stderrTail = '';
     const child = spawn(
       process.execPath,

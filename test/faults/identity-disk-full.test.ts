@@ -103,7 +103,7 @@ describe('a full disk', () => {
   });
 
   it('HTTP writes answer 507 "disk full" naming the operation, and change nothing', async () => {
-    const profile = await core.api<{ message: string }>('PUT', '/api/profiles/bob', { profile: { name: 'Bob', bio: 'x'.repeat(200_000) } });
+    const profile = await core.api<{ message: string }>('PUT', '/api/profiles/bob', { profile: { name: 'Bob', bio: 'x'.repeat(60_000) } });
     expect(profile.status).toBe(507);
     expect(profile.body.message).toMatch(/^disk full: .*profile of bob/);
     expect(core.ctx.profiles.get('bob')).toEqual({});

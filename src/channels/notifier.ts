@@ -14,6 +14,7 @@ import type { RegistryApi } from '../registry/registry-api.js';
 import type { LastChannel } from './last-channel-store.js';
 import type { NotificationBudget } from './notification-budget.js';
 import { LogWindow } from '../kit/log-window.js';
+import type { SpeakerDecision } from '../access/channel-bindings.js';
 
 export interface Notification {
   user_id: string;
@@ -65,7 +66,7 @@ export interface NotifierDeps {
   /** How many messages a plugin may send one user; without one, no limit (the Core's own messages have none). */
   budget?: NotificationBudget;
   /** Whether a channel may carry a message for a user (a channel bound to other users may not); without one, any may. */
-  mayCarry?: (channel: string, userId: string) => { allowed: true } | { allowed: false; reason: string };
+  mayCarry?: (channel: string, userId: string) => SpeakerDecision;
   log: Logger;
 }
 

@@ -11,6 +11,7 @@ import { isPlainObject } from '../../kit/plain-object.js';
 import { LogWindow } from '../../kit/log-window.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { MessageBody } from './messages-schema.js';
+import type { SpeakerDecision } from '../../access/channel-bindings.js';
 
 export interface MessageRoutesOptions {
   engine: ConversationEngine;
@@ -21,7 +22,7 @@ export interface MessageRoutesOptions {
   /** Where refusals over the user's message budget are logged (once per user per window); none when absent. */
   log?: Logger;
   /** Whether the channel may carry a message for the user; an async reply to a channel bound to other users is refused. */
-  mayCarry?: (channel: string, userId: string) => { allowed: true } | { allowed: false; reason: string };
+  mayCarry?: (channel: string, userId: string) => SpeakerDecision;
 }
 
 export async function registerMessageRoutes(app: FastifyInstance, options: MessageRoutesOptions): Promise<void> {

@@ -218,18 +218,19 @@ export class CredentialStore implements CredentialVerifier {
 
   /** Users the channel credentials acting for this channel may speak as (external broker bindings). */
   usersOfChannel(channel: string): string[] {
-    const users = new Set<string>();
-    for (const credential of this.list()) {
-      if (credential.role === 'channel' && credential.channels.includes(channel)) for (const user of credential.users ?? []) users.add(user);
-    }
-    return [...users];
+    return this.channelUsers(channel, () => []);
   }
 
   /** Users the channel credentials of this channel speak for, a credential without --users for its own name. */
   boundUsersOfChannel(channel: string): string[] {
+    return this.channelUsers(channel, (credential) => [credential.name]);
+  }
+
+  /** The users of the channel credentials acting for a channel; `unset` answers for one without --users. */
+  private channelUsers(channel: string, unset: (credential: CredentialInfo) => string[]): string[] {
     const users = new Set<string>();
     for (const credential of this.list()) {
-      if (credential.role === 'channel' && credential.channels.includes(channel)) for (const user of credential.users ?? [credential.name]) users.add(user);
+      if (credential.role === 'channel' && credential.channels.includes(channel)) for (const user of credential.users ?? unset(credential)) users.add(user);
     }
     return [...users];
   }
